@@ -1,0 +1,34 @@
+from argparse import ArgumentParser
+from typing import Any
+
+from django.core.management.base import BaseCommand
+
+from shengji_site.launcher import ServeOptions, serve
+
+
+class Command(BaseCommand):
+    help = (
+        "Start the whole site: embedded PostgreSQL and Redis (unless DATABASE_URL / REDIS_URL "
+        "are set), migrations, daphne, a Celery worker and Celery beat. Ctrl-C stops all."
+    )
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("--host", default="127.0.0.1", help="address daphne listens on")
+        parser.add_argument("--port", type=int, default=8000, help="port daphne listens on")
+        parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        def log(line: str) -> None:
+            self.stdout.write(line)
+            self.stdout.flush()
+
+        code = serve(
+            ServeOptions(
+                host=options["host"],
+                port=options["port"],
+                concurrency=options["concurrency"],
+                log=log,
+            )
+        )
+        if code:
+            raise SystemExit(code)

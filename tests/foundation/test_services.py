@@ -1,0 +1,77 @@
+"""The suite talks to real PostgreSQL, real Redis and a real Celery worker."""
+
+import uuid
+
+import pytest
+import redis
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import connection
+
+from shengji_site.asgi import application
+from shengji_site.tasks import echo
+
+
+@pytest.mark.django_db
+def test_database_is_real_postgresql() -> None:
+    assert connection.vendor == "postgresql"
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW server_version_num")
+        (version,) = cursor.fetchone()
+    assert int(version) >= 140000
+
+
+@pytest.mark.django_db
+def test_user_model_is_custom() -> None:
+    from django.contrib.auth import get_user_model
+
+    user_model = get_user_model()
+    assert user_model._meta.label == "accounts.User"
+    user = user_model.objects.create_user(username="小明", password="pw-123456-long")
+    assert user_model.objects.get(pk=user.pk).check_password("pw-123456-long")
+
+
+def test_redis_is_a_real_server(redis_url: str) -> None:
+    client = redis.Redis.from_url(redis_url)
+    assert client.info("server")["redis_version"]
+    key = f"test:{uuid.uuid4()}"
+    client.set(key, "值", ex=10)
+    assert client.get(key).decode() == "值"
+
+
+async def test_channel_layer_round_trips_through_redis(redis_url: str) -> None:
+    layer = get_channel_layer()
+    assert type(layer).__module__.startswith("channels_redis")
+    channel = await layer.new_channel()
+    await layer.send(channel, {"type": "probe", "text": "拖拉机"})
+    assert await layer.receive(channel) == {"type": "probe", "text": "拖拉机"}
+
+
+async def test_echo_socket_echoes_json(redis_url: str) -> None:
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/echo/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    await communicator.send_json_to({"type": "ping", "n": 7})
+    assert await communicator.receive_json_from() == {"type": "ping", "n": 7}
+    await communicator.disconnect()
+
+
+async def test_socket_from_a_foreign_origin_is_refused(redis_url: str) -> None:
+    communicator = WebsocketCommunicator(
+        application,
+        "/ws/echo/",
+        headers=[(b"origin", b"http://evil.example"), (b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect()
+    assert not connected
+
+
+def test_celery_worker_runs_a_task(celery_worker: object) -> None:
+    assert settings.CELERY_BROKER_URL.startswith("redis://")
+    result = echo.delay("升级")
+    assert result.get(timeout=20) == "升级"
