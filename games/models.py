@@ -1,0 +1,163 @@
+"""Tables, seats, matches, hands and the append-only move log.
+
+The database row of a hand is the authority: its engine snapshot and `seq` are only changed by
+services under a row lock, and every acknowledged action is an `Action` row.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+SEATS = 4
+
+
+class Table(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "open"
+        PLAYING = "playing", "playing"
+        CLOSED = "closed", "closed"
+
+    name = models.CharField(max_length=60)
+    preset = models.CharField(max_length=20, default="ranked")
+    ranked = models.BooleanField(default=True)
+    stake = models.PositiveIntegerField(default=100)
+    min_balance = models.PositiveIntegerField(default=0)
+    play_seconds = models.PositiveIntegerField(default=30)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_tables",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.preset})"
+
+
+class Seat(models.Model):
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="seats",
+    )
+    ready = models.BooleanField(default=False)
+    connected = models.BooleanField(default=False)
+    bot = models.BooleanField(default=False, help_text="the bot is playing this seat")
+    disconnected_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
+            models.CheckConstraint(condition=models.Q(index__lt=SEATS), name="seat_index_0_3"),
+        ]
+        ordering = ["table", "index"]
+
+    def __str__(self) -> str:
+        return f"{self.table_id}/{self.index}"
+
+
+class Match(models.Model):
+    """Hands played by the same four in succession, from level 2 (seed 000 §1.4)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
+    ruleset = models.JSONField()
+    levels = models.JSONField(help_text="level of each side: [seats 0&2, seats 1&3]")
+    next_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"match {self.pk} at table {self.table_id}"
+
+
+class Hand(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", "playing"
+        FINISHED = "finished", "finished"
+        ESCAPED = "escaped", "escaped"
+        VOID = "void", "void"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
+    number = models.PositiveIntegerField()
+    ruleset = models.JSONField()
+    seed = models.BigIntegerField()
+    dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+    levels = models.JSONField()
+    seq = models.PositiveIntegerField(default=0, help_text="number of actions applied")
+    snapshot = models.JSONField(null=True, blank=True)
+    deadline = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    result = models.JSONField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="hand_unique_number"),
+        ]
+        indexes = [
+            models.Index(fields=["status", "deadline"]),
+            models.Index(fields=["-finished_at"]),
+        ]
+
+    def __str__(self) -> str:
+        return f"hand {self.pk} (match {self.match_id} #{self.number})"
+
+
+class HandPlayer(models.Model):
+    """Who sat where in one hand, and how much of it the bot played for them."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField()
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="hand_seats",
+    )
+    turns = models.PositiveIntegerField(default=0)
+    auto_turns = models.PositiveIntegerField(default=0)
+    escaped = models.BooleanField(default=False)
+    absent_at_end = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seat"], name="handplayer_unique_seat"),
+        ]
+        indexes = [models.Index(fields=["user", "hand"])]
+
+    def __str__(self) -> str:
+        return f"hand {self.hand_id} seat {self.seat}"
+
+
+class Action(models.Model):
+    """One move of the log, append-only: (hand, seq) is unique and rows are never updated."""
+
+    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions")
+    seq = models.PositiveIntegerField()
+    seat = models.PositiveSmallIntegerField(null=True, blank=True)
+    text = models.CharField(max_length=200)
+    auto = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "seq"], name="action_unique_seq"),
+        ]
+        ordering = ["hand", "seq"]
+
+    def __str__(self) -> str:
+        return f"{self.hand_id}#{self.seq} {self.text}"
