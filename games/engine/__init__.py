@@ -1,0 +1,116 @@
+"""The Shengji rules core: pure Python, standard library only (see shared RULES.md).
+
+Cards are ``Card`` ints written ``AS TD SJ BJ``; a ``Trump`` holds the hand's level rank and
+trump suit. The checks return stable reason codes (``follow_error``) or raise ``ShengjiError``
+subclasses carrying one.
+"""
+
+from games.engine.cards import (
+    BIG_JOKER,
+    RANKS,
+    SMALL_JOKER,
+    SUITS,
+    Card,
+    as_cards,
+    format_cards,
+    full_deck,
+    parse_card,
+    parse_cards,
+)
+from games.engine.errors import (
+    CARDS_NOT_IN_HAND,
+    EMPTY_PLAY,
+    LEAD_MIXED_SUITS,
+    MUST_FOLLOW_PAIR,
+    MUST_FOLLOW_SUIT,
+    MUST_FOLLOW_TRACTOR,
+    REASON_CODES,
+    THROW_REJECTED,
+    WRONG_COUNT,
+    IllegalPlayError,
+    InvalidCardError,
+    InvalidNotationError,
+    InvalidOptionError,
+    InvalidPointsError,
+    InvalidTrumpError,
+    ShengjiError,
+    reason_text,
+)
+from games.engine.follow import check_follow, follow_error, legal_follow
+from games.engine.lead import LeadInfo, check_lead, holds, lead_error, lead_info
+from games.engine.patterns import (
+    Shape,
+    Split,
+    is_pair,
+    is_tractor,
+    shape_key,
+    shape_of,
+    shape_splits,
+    split_cards,
+)
+from games.engine.scoring import card_points, kitty_multiplier, level_change, points
+from games.engine.throw import ThrowOutcome, throw_check, throw_outcome
+from games.engine.trick import is_discard, play_score, trick_winner
+from games.engine.trump import GROUP_NAMES, TRUMP, Trump, card_order, sort_cards, suit_group
+
+__all__ = [
+    "BIG_JOKER",
+    "CARDS_NOT_IN_HAND",
+    "EMPTY_PLAY",
+    "GROUP_NAMES",
+    "LEAD_MIXED_SUITS",
+    "MUST_FOLLOW_PAIR",
+    "MUST_FOLLOW_SUIT",
+    "MUST_FOLLOW_TRACTOR",
+    "RANKS",
+    "REASON_CODES",
+    "SMALL_JOKER",
+    "SUITS",
+    "THROW_REJECTED",
+    "TRUMP",
+    "WRONG_COUNT",
+    "Card",
+    "IllegalPlayError",
+    "InvalidCardError",
+    "InvalidNotationError",
+    "InvalidOptionError",
+    "InvalidPointsError",
+    "InvalidTrumpError",
+    "LeadInfo",
+    "Shape",
+    "ShengjiError",
+    "Split",
+    "ThrowOutcome",
+    "Trump",
+    "as_cards",
+    "card_order",
+    "card_points",
+    "check_follow",
+    "check_lead",
+    "follow_error",
+    "format_cards",
+    "full_deck",
+    "holds",
+    "is_discard",
+    "is_pair",
+    "is_tractor",
+    "kitty_multiplier",
+    "lead_error",
+    "lead_info",
+    "legal_follow",
+    "level_change",
+    "parse_card",
+    "parse_cards",
+    "play_score",
+    "points",
+    "reason_text",
+    "shape_key",
+    "shape_of",
+    "shape_splits",
+    "sort_cards",
+    "split_cards",
+    "suit_group",
+    "throw_check",
+    "throw_outcome",
+    "trick_winner",
+]

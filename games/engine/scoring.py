@@ -1,0 +1,81 @@
+"""Points, the kitty multiplier (RULES.md §5.5) and level changes (RULES.md §5.6)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from games.engine.cards import RANKS, SMALL_JOKER
+from games.engine.errors import InvalidOptionError, InvalidPointsError
+from games.engine.patterns import Shape, play_group, shape_key, shape_of
+from games.engine.trump import Trump
+
+KITTY_POLICIES = ("lead_shape", "winner_shape", "pairs")
+DEFENDERS = "defenders"
+ATTACKERS = "attackers"
+_POINTS_BY_RANK = {RANKS.index("5"): 5, RANKS.index("T"): 10, RANKS.index("K"): 10}
+
+
+def card_points(card: int) -> int:
+    """5 for a five, 10 for a ten or a king, else 0 (RULES.md §1)."""
+    if card >= SMALL_JOKER:
+        return 0
+    return _POINTS_BY_RANK.get(card % 13, 0)
+
+
+def points(cards: Iterable[int]) -> int:
+    """The point total of the cards."""
+    return sum(card_points(c) for c in cards)
+
+
+def level_change(attacker_points: int) -> tuple[str, int]:
+    """Which side goes up and by how many levels, from the attackers' points (RULES.md §5.6).
+
+    ``("attackers", 0)`` means the attackers take the deal without going up.
+    """
+    if attacker_points < 0:
+        raise InvalidPointsError(f"attacker points {attacker_points} are negative")
+    if attacker_points == 0:
+        return DEFENDERS, 3
+    if attacker_points < 40:
+        return DEFENDERS, 2
+    if attacker_points < 80:
+        return DEFENDERS, 1
+    return ATTACKERS, (attacker_points - 80) // 40
+
+
+def kitty_multiplier(
+    play: Sequence[int],
+    trump: Trump,
+    policy: str = "lead_shape",
+    *,
+    lead: Sequence[int] | None = None,
+) -> int:
+    """The kitty's point multiplier when the attackers win the last trick (RULES.md §5.5).
+
+    ``lead_shape``: ``play`` is the last trick's lead; a tractor gives 2 × 2^len (len = pairs in
+    its longest tractor), else a pair 4, else 2.
+    ``winner_shape``: ``play`` is the winning play; a tractor 8, else a pair 4, else 2.
+    ``pairs``: ``play`` is the winning play; a tractor 2 × 2^len, else three or more pairs 6,
+    two pairs 4, else 2.
+    For the last two, pass the trick's ``lead`` so the winning play is read in the lead's shape
+    (a ruff ``7H7H8H8H`` of four singles wins as four singles); without it the play's own split
+    is used.
+    """
+    if policy not in KITTY_POLICIES:
+        raise InvalidOptionError(f"kitty_multiplier {policy!r} is not one of {KITTY_POLICIES}")
+    lead_read = policy == "lead_shape"
+    shape = shape_of(play, trump) if lead_read else _winning_shape(play, trump, lead)
+    if shape.tractors:
+        return 8 if policy == "winner_shape" else 2 * 2 ** max(shape.tractors)
+    if policy == "pairs":
+        return 6 if shape.pairs >= 3 else 4 if shape.pairs == 2 else 2
+    return 4 if shape.pairs else 2
+
+
+def _winning_shape(play: Sequence[int], trump: Trump, lead: Sequence[int] | None) -> Shape:
+    """The winning play's shape: the lead's when it splits into it, else its own split."""
+    if lead is not None and play_group(play, trump) >= 0:
+        lead_shape = shape_of(lead, trump)
+        if lead_shape.size == len(play) and shape_key(play, lead_shape, trump) is not None:
+            return lead_shape
+    return shape_of(play, trump)

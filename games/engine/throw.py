@@ -1,0 +1,134 @@
+"""The throw check (甩牌, RULES.md §4 Throw check) and its outcome under the rule options.
+
+A throw stands only if no other seat holds, in the throw's suit group, a single beating its
+lowest single, a pair beating its lowest pair, or a tractor of a part's length beating that
+part. If it fails, the leader plays the smallest single if any single fails, else the smallest
+pair if any pair fails, else the smallest failing tractor (seed 000 §1.9.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from games.engine.cards import Card
+from games.engine.errors import InvalidOptionError
+from games.engine.lead import LeadInfo, lead_info
+from games.engine.patterns import pair_ids, run_tops
+from games.engine.trump import ORDER_SLOTS, Trump
+
+FAILED_THROW_OPTIONS = ("force_smallest", "reject")
+STANDS = "stands"
+FORCED = "forced"
+REJECTED = "rejected"
+
+
+def throw_check(
+    lead: Sequence[int], other_hands: Sequence[Sequence[int]], trump: Trump
+) -> list[Card] | None:
+    """None when the lead stands, else the cards the leader must play instead.
+
+    A single, a pair or one tractor always stands. ``other_hands`` are the other seats' cards
+    (their order does not matter). An invalid lead raises ``IllegalPlayError``.
+    """
+    if len(lead) == 1 or (len(lead) == 2 and lead[0] == lead[1]):
+        return None  # a single or a pair: never a throw
+    info = lead_info(lead, trump)
+    if not info.shape.is_throw:
+        return None
+    return _failing_part(info, other_hands, trump)
+
+
+def _failing_part(
+    info: LeadInfo, other_hands: Sequence[Sequence[int]], trump: Trump
+) -> list[Card] | None:
+    split = info.split
+    orders = trump.orders
+    # Split parts are listed high to low, so the last single / pair is the lowest.
+    lowest_single = orders[split.singles[-1]] if split.singles else ORDER_SLOTS
+    lowest_pair = orders[split.pairs[-1][0]] if split.pairs else ORDER_SLOTS
+    tractor_tops = [orders[t[0]] for t in split.tractors]
+    pair_fails = False
+    tractor_fails = [False] * len(tractor_tops)
+    drop = trump.keep_group[info.group]
+    for hand in other_hands:
+        suit = bytes(hand).translate(None, drop)
+        if not suit:
+            continue
+        if max(suit.translate(trump.order_table)) > lowest_single:
+            return list(split.singles[-1:])
+        pairs = pair_ids(suit)
+        if not pairs:
+            continue
+        if max(orders[p] for p in pairs) > lowest_pair:
+            pair_fails = True
+        if tractor_tops:
+            _mark_beaten_tractors(pairs, info.tractors, tractor_tops, tractor_fails, trump)
+    if pair_fails:
+        return list(split.pairs[-1])
+    failing = [i for i, fails in enumerate(tractor_fails) if fails]
+    if not failing:
+        return None
+    # Tractors of different lengths do not compare; "smallest" is read as the shortest, then
+    # the lowest (docs/RULES-DECISIONS.md).
+    smallest = min(failing, key=lambda i: (info.tractors[i], tractor_tops[i]))
+    return list(split.tractors[smallest])
+
+
+def _mark_beaten_tractors(
+    pairs: list[int],
+    lengths: Sequence[int],
+    tops: Sequence[int],
+    fails: list[bool],
+    trump: Trump,
+) -> None:
+    """Set ``fails[i]`` when the pairs hold a tractor of ``lengths[i]`` above ``tops[i]``."""
+    avail = [0] * ORDER_SLOTS
+    for pair in pairs:
+        avail[trump.orders[pair]] += 1
+    for i, (length, top) in enumerate(zip(lengths, tops, strict=True)):
+        if not fails[i]:
+            beaters = run_tops(avail, length)
+            fails[i] = bool(beaters) and beaters[0] > top
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowOutcome:
+    """What happens to a lead under the throw options.
+
+    ``result`` is ``"stands"``, ``"forced"`` (``played`` is the forced part) or ``"rejected"``
+    (nothing is played; the leader leads again). ``taken_back`` are the lead's cards not played,
+    and ``penalty`` is ``throw_penalty`` points per card taken back.
+    """
+
+    result: str
+    played: tuple[Card, ...]
+    taken_back: tuple[Card, ...]
+    penalty: int
+
+
+def throw_outcome(
+    lead: Sequence[int],
+    other_hands: Sequence[Sequence[int]],
+    trump: Trump,
+    *,
+    failed_throw: str = "force_smallest",
+    throw_penalty: int = 0,
+) -> ThrowOutcome:
+    """The throw check with the options ``failed_throw`` and ``throw_penalty`` applied."""
+    if failed_throw not in FAILED_THROW_OPTIONS:
+        raise InvalidOptionError(
+            f"failed_throw {failed_throw!r} is not one of {FAILED_THROW_OPTIONS}"
+        )
+    if throw_penalty < 0:
+        raise InvalidOptionError(f"throw_penalty {throw_penalty!r} is negative")
+    led = tuple(Card(c) for c in lead)
+    forced = throw_check(lead, other_hands, trump)
+    if forced is None:
+        return ThrowOutcome(STANDS, led, (), 0)
+    if failed_throw == "reject":
+        return ThrowOutcome(REJECTED, (), led, throw_penalty * len(led))
+    taken_back = list(led)
+    for c in forced:
+        taken_back.remove(c)
+    return ThrowOutcome(FORCED, tuple(forced), tuple(taken_back), throw_penalty * len(taken_back))
