@@ -5,6 +5,21 @@ trump suit. The checks return stable reason codes (``follow_error``) or raise ``
 subclasses carrying one.
 """
 
+from games.engine.action_errors import (
+    ACTION_REASON_CODES,
+    IllegalActionError,
+    IllegalBidError,
+    IllegalBuryError,
+    InvalidActionError,
+    InvalidRecordError,
+    InvalidSetupError,
+    MatchOverError,
+    NotYourTurnError,
+    WrongPhaseError,
+    action_reason_text,
+)
+from games.engine.actions import Action, as_action, parse_action
+from games.engine.bidding import BID_KINDS, Bid, bid_error, legal_bids
 from games.engine.cards import (
     BIG_JOKER,
     RANKS,
@@ -17,6 +32,7 @@ from games.engine.cards import (
     parse_card,
     parse_cards,
 )
+from games.engine.deal import deck_from_hands, flip_kitty
 from games.engine.errors import (
     CARDS_NOT_IN_HAND,
     EMPTY_PLAY,
@@ -37,7 +53,9 @@ from games.engine.errors import (
     reason_text,
 )
 from games.engine.follow import check_follow, follow_error, legal_follow
+from games.engine.hand import PHASES, FailedThrow, HandResult, HandState, Trick, new_hand, team_of
 from games.engine.lead import LeadInfo, check_lead, holds, lead_error, lead_info
+from games.engine.match import Match
 from games.engine.patterns import (
     Shape,
     Split,
@@ -48,12 +66,17 @@ from games.engine.patterns import (
     shape_splits,
     split_cards,
 )
+from games.engine.record import HandRecord, record_of, replay, replay_final
+from games.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
 from games.engine.scoring import card_points, kitty_multiplier, level_change, points
 from games.engine.throw import ThrowOutcome, throw_check, throw_outcome
 from games.engine.trick import is_discard, play_score, trick_winner
 from games.engine.trump import GROUP_NAMES, TRUMP, Trump, card_order, sort_cards, suit_group
+from games.engine.views import legal_actions, view_all, view_for, view_public
 
 __all__ = [
+    "ACTION_REASON_CODES",
+    "BID_KINDS",
     "BIG_JOKER",
     "CARDS_NOT_IN_HAND",
     "EMPTY_PLAY",
@@ -62,31 +85,58 @@ __all__ = [
     "MUST_FOLLOW_PAIR",
     "MUST_FOLLOW_SUIT",
     "MUST_FOLLOW_TRACTOR",
+    "PHASES",
+    "PRESETS",
+    "PRESET_NAMES",
     "RANKS",
     "REASON_CODES",
+    "RULES_VERSION",
     "SMALL_JOKER",
     "SUITS",
     "THROW_REJECTED",
     "TRUMP",
     "WRONG_COUNT",
+    "Action",
+    "Bid",
     "Card",
+    "FailedThrow",
+    "HandRecord",
+    "HandResult",
+    "HandState",
+    "IllegalActionError",
+    "IllegalBidError",
+    "IllegalBuryError",
     "IllegalPlayError",
+    "InvalidActionError",
     "InvalidCardError",
     "InvalidNotationError",
     "InvalidOptionError",
     "InvalidPointsError",
+    "InvalidRecordError",
+    "InvalidSetupError",
     "InvalidTrumpError",
     "LeadInfo",
+    "Match",
+    "MatchOverError",
+    "NotYourTurnError",
+    "RuleSet",
     "Shape",
     "ShengjiError",
     "Split",
     "ThrowOutcome",
+    "Trick",
     "Trump",
+    "WrongPhaseError",
+    "action_reason_text",
+    "as_action",
     "as_cards",
+    "bid_error",
     "card_order",
     "card_points",
     "check_follow",
     "check_lead",
+    "deck_from_hands",
+    "flip_kitty",
     "follow_error",
     "format_cards",
     "full_deck",
@@ -97,20 +147,32 @@ __all__ = [
     "kitty_multiplier",
     "lead_error",
     "lead_info",
+    "legal_actions",
+    "legal_bids",
     "legal_follow",
     "level_change",
+    "new_hand",
+    "parse_action",
     "parse_card",
     "parse_cards",
     "play_score",
     "points",
+    "preset",
     "reason_text",
+    "record_of",
+    "replay",
+    "replay_final",
     "shape_key",
     "shape_of",
     "shape_splits",
     "sort_cards",
     "split_cards",
     "suit_group",
+    "team_of",
     "throw_check",
     "throw_outcome",
     "trick_winner",
+    "view_all",
+    "view_for",
+    "view_public",
 ]

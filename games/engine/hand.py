@@ -1,0 +1,788 @@
+"""One hand (局) as a state machine: dealing → bidding → burying → playing → finished.
+
+``new_hand(rules, seed, …)`` sets a hand up; ``apply(action)`` checks and applies one action
+(``Action`` or its text, docs/NOTATION.md); ``check_action(seat, action)`` only checks. Every
+refusal raises a ``ShengjiError`` with a stable code: the codes of ``action_errors`` and part 1's
+play codes. Views are in ``views.py``, records and replay in ``record.py``.
+
+Phases (RULES.md §5): cards are drawn one at a time by ``draw`` (bids may come between draws);
+after the 100th the bid window stays open until the server's ``close``; then the dealer takes the
+kitty and buries 8; then tricks until every hand is empty; then the result. ``leave N`` ends the
+hand at once from any phase (RULES.md §7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any
+
+from games.engine.action_errors import (
+    BURY_CARDS_NOT_HELD,
+    BURY_WRONG_COUNT,
+    SERVER_ONLY,
+    WRONG_SEAT,
+    IllegalActionError,
+    IllegalBidError,
+    IllegalBuryError,
+    InvalidActionError,
+    InvalidSetupError,
+    NotYourTurnError,
+    WrongPhaseError,
+)
+from games.engine.actions import (
+    BID,
+    BURY,
+    CLOSE,
+    DRAW,
+    DRAW_ACTION,
+    LEAVE,
+    PLAY,
+    SEAT_KINDS,
+    SERVER_KINDS,
+    Action,
+    as_action,
+    parse_action,
+)
+from games.engine.bidding import Bid, bid_error, make_bid
+from games.engine.cards import BIG_JOKER, RANKS, format_cards
+from games.engine.deal import (
+    DRAWS,
+    KITTY_SIZE,
+    check_deck,
+    flip_kitty,
+    random_level,
+    shuffled_deck,
+)
+from games.engine.errors import IllegalPlayError
+from games.engine.follow import follow_error
+from games.engine.lead import holds, lead_error
+from games.engine.rules import RuleSet
+from games.engine.scoring import DEFENDERS, card_points, kitty_multiplier, level_change, points
+from games.engine.throw import REJECTED, STANDS, throw_outcome
+from games.engine.trick import trick_winner
+from games.engine.trump import Trump
+
+DEALING = "dealing"
+BIDDING = "bidding"
+BURYING = "burying"
+PLAYING = "playing"
+FINISHED = "finished"
+PHASES = (DEALING, BIDDING, BURYING, PLAYING, FINISHED)
+
+PLAYED = "played"
+ESCAPE = "escape"
+TOTAL_POINTS = 200
+ACE = len(RANKS) - 1
+
+
+def team_of(seat: int) -> int:
+    """Team 0 is seats 0 and 2, team 1 seats 1 and 3 (RULES.md §1)."""
+    return seat % 2
+
+
+@dataclass(frozen=True, slots=True)
+class FailedThrow:
+    """A throw that did not stand (RULES.md §4 Throw check).
+
+    ``played`` is what was played instead (empty when rejected); ``penalty`` is the points the
+    thrower's side gave away (docs/ENGINE-PART2-DECISIONS.md D13).
+    """
+
+    seat: int
+    trick: int
+    attempted: tuple[int, ...]
+    played: tuple[int, ...]
+    result: str
+    penalty: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "trick": self.trick,
+            "attempted": format_cards(self.attempted),
+            "played": format_cards(self.played),
+            "result": self.result,
+            "penalty": self.penalty,
+        }
+
+
+@dataclass(slots=True)
+class Trick:
+    """A trick: its leader, the plays in order from the leader, and when complete the winner."""
+
+    leader: int
+    plays: list[tuple[int, ...]] = field(default_factory=list)
+    winner: int = -1
+    points: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "leader": self.leader,
+            "plays": [
+                {"seat": (self.leader + i) % 4, "cards": format_cards(p)}
+                for i, p in enumerate(self.plays)
+            ],
+            "winner": None if self.winner < 0 else self.winner,
+            "points": self.points,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    """Everything settlement needs from a finished hand (RULES.md §5.6, §6, §7).
+
+    Teams are 0 (seats 0 and 2) and 1 (seats 1 and 3); levels are per team. ``attacker_points``
+    is X of RULES.md §5.6: trick points + kitty bonus + throw penalties, never below 0.
+    ``ratio_level`` is the level settlement ``ratio`` reads: the highest either team held at the
+    start, or ``A`` once a team has wrapped past A (RULES.md §5.7).
+    """
+
+    outcome: str
+    dealer: int | None
+    defenders: tuple[int, int] | None
+    attackers: tuple[int, int] | None
+    level: str
+    trump_suit: str | None
+    levels_at_start: tuple[str, str]
+    wrapped_at_start: tuple[bool, bool]
+    highest_level_at_start: str
+    ratio_level: str
+    winner: str | None
+    winning_team: int | None
+    winning_seats: tuple[int, int] | None
+    levels_gained: int
+    attacker_points: int
+    trick_points: int
+    defender_points: int
+    kitty_points: int
+    kitty_multiplier: int
+    kitty_bonus: int
+    penalty_points: int
+    failed_throws: tuple[FailedThrow, ...]
+    escaper: int | None
+    levels_after: tuple[str, str]
+    wrapped_after: tuple[bool, bool]
+    passed_ace: int | None
+    match_over: bool
+    match_winner: int | None
+    next_dealer: int | None
+    tricks: int
+    redeals: int
+    flipped: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {}
+        for name in self.__slots__:
+            value = getattr(self, name)
+            if name == "failed_throws":
+                value = [f.to_dict() for f in value]
+            elif name == "flipped":
+                value = format_cards(value)
+            elif isinstance(value, tuple):
+                value = list(value)
+            data[name] = value
+        return data
+
+
+def _highest_level(levels: Sequence[str]) -> str:
+    return max(levels, key=RANKS.index)
+
+
+class HandState:
+    """A hand in progress. Build with ``new_hand``; mutate only through ``apply``.
+
+    Public read-only attributes: ``phase``, ``rules``, ``seed``, ``levels``, ``wrapped``,
+    ``first_hand``, ``level`` (the hand's level rank), ``dealer`` (None until known),
+    ``trump`` (None until the bid window closes), ``hands`` (lists of card ids), ``kitty``
+    (as dealt), ``buried``, ``bids``, ``flipped``, ``tricks`` (complete ones), ``trick`` (the
+    one in progress), ``turn``, ``failed_throws``, ``actions``, ``result``.
+    """
+
+    __slots__ = (
+        "_decks",
+        "_rng",
+        "actions",
+        "attacker_cards",
+        "attacker_points",
+        "bids",
+        "buried",
+        "deal_number",
+        "dealer",
+        "deck",
+        "defender_cards",
+        "defender_points",
+        "drawn",
+        "escaper",
+        "failed_throws",
+        "first_bidder",
+        "first_hand",
+        "flipped",
+        "hands",
+        "kitty",
+        "level",
+        "levels",
+        "penalty_points",
+        "phase",
+        "result",
+        "rules",
+        "seed",
+        "start_seat",
+        "trick",
+        "tricks",
+        "trump",
+        "turn",
+        "wrapped",
+    )
+
+    rules: RuleSet
+    seed: int
+    levels: tuple[str, str]
+    wrapped: tuple[bool, bool]
+    first_hand: bool
+    dealer: int | None
+    level: str
+    phase: str
+    deal_number: int
+    deck: list[int]
+    kitty: list[int]
+    drawn: int
+    start_seat: int
+    hands: list[list[int]]
+    bids: list[Bid]
+    first_bidder: int | None
+    trump: Trump | None
+    flipped: list[int]
+    buried: list[int]
+    trick: Trick
+    tricks: list[Trick]
+    turn: int
+    attacker_points: int
+    defender_points: int
+    attacker_cards: list[int]
+    defender_cards: list[int]
+    penalty_points: int
+    failed_throws: list[FailedThrow]
+    escaper: int | None
+    result: HandResult | None
+    actions: list[Action]
+    _rng: Random
+    _decks: list[list[int]] | None
+
+    # --- setup -----------------------------------------------------------------------------
+
+    def _setup(
+        self,
+        rules: RuleSet,
+        seed: int,
+        levels: tuple[str, str],
+        dealer: int | None,
+        wrapped: tuple[bool, bool],
+        decks: list[list[int]] | None,
+    ) -> None:
+        self.rules = rules
+        self.seed = seed
+        self.levels = levels
+        self.wrapped = wrapped
+        self.first_hand = dealer is None
+        self.dealer = dealer
+        self._rng = Random(seed)
+        self._decks = decks
+        if rules.level_source == "random":
+            self.level = random_level(self._rng)
+        else:
+            self.level = levels[0] if dealer is None else levels[team_of(dealer)]
+        self.deal_number = 0
+        self.flipped = []
+        self.actions = []
+        self.escaper = None
+        self.result = None
+        self._start_deal()
+
+    def _start_deal(self) -> None:
+        """RULES.md §5.1; also after a redeal (same dealer, or seat 0 in a first hand)."""
+        index = self.deal_number
+        if self._decks is not None and index < len(self._decks):
+            self.deck = list(self._decks[index])
+        else:
+            self.deck = shuffled_deck(self._rng)
+        self.kitty = self.deck[:KITTY_SIZE]
+        self.drawn = 0
+        self.start_seat = 0 if self.dealer is None else self.dealer
+        self.hands = [[], [], [], []]
+        self.bids = []
+        self.first_bidder = None
+        self.trump = None
+        self.buried = []
+        self.trick = Trick(self.start_seat)
+        self.tricks = []
+        self.turn = self.start_seat
+        self.attacker_points = 0
+        self.defender_points = 0
+        self.attacker_cards = []
+        self.defender_cards = []
+        self.penalty_points = 0
+        self.failed_throws = []
+        self.phase = DEALING
+
+    def copy(self) -> HandState:
+        """An independent copy (lists copied; cards, bids and trump objects are immutable)."""
+        other = HandState.__new__(HandState)
+        for name in HandState.__slots__:
+            setattr(other, name, getattr(self, name))
+        other._rng = Random()
+        other._rng.setstate(self._rng.getstate())
+        other.hands = [list(h) for h in self.hands]
+        other.deck = list(self.deck)
+        other.kitty = list(self.kitty)
+        other.bids = list(self.bids)
+        other.flipped = list(self.flipped)
+        other.buried = list(self.buried)
+        other.trick = Trick(self.trick.leader, list(self.trick.plays))
+        other.tricks = list(self.tricks)
+        other.attacker_cards = list(self.attacker_cards)
+        other.defender_cards = list(self.defender_cards)
+        other.failed_throws = list(self.failed_throws)
+        other.actions = list(self.actions)
+        return other
+
+    # --- reading ---------------------------------------------------------------------------
+
+    @property
+    def standing_bid(self) -> Bid | None:
+        return self.bids[-1] if self.bids else None
+
+    @property
+    def to_act(self) -> int | None:
+        """The seat whose move it is when one seat must move (burying, playing), else None."""
+        if self.phase == BURYING:
+            return self.dealer
+        if self.phase == PLAYING:
+            return self.turn
+        return None
+
+    @property
+    def defenders(self) -> tuple[int, int] | None:
+        if self.dealer is None:
+            return None
+        return self.dealer, (self.dealer + 2) % 4
+
+    @property
+    def attackers(self) -> tuple[int, int] | None:
+        if self.dealer is None:
+            return None
+        return (self.dealer + 1) % 4, (self.dealer + 3) % 4
+
+    def is_attacker(self, seat: int) -> bool:
+        return self.dealer is not None and (seat - self.dealer) % 2 == 1
+
+    @property
+    def lead(self) -> tuple[int, ...] | None:
+        """The current trick's lead, or None when the next play leads."""
+        return self.trick.plays[0] if self.trick.plays else None
+
+    @property
+    def last_trick(self) -> Trick | None:
+        return self.tricks[-1] if self.tricks else None
+
+    # --- checking --------------------------------------------------------------------------
+
+    def check_action(self, seat: int | None, action: Action | str) -> Action:
+        """Raise the reason the action is refused now, else return it parsed.
+
+        ``seat`` is who sends it: a seat 0..3, or None for the server (which may also send
+        any seat's action, e.g. a bot's move after a timeout).
+        """
+        action = as_action(action)
+        self._check(seat, action)
+        return action
+
+    def _check(self, seat: int | None, action: Action) -> None:
+        self._check_sender(seat, action)
+        kind = action.kind
+        if kind == PLAY:
+            self._check_play(action)
+        elif kind == DRAW:
+            self._need_phase(DEALING)
+        elif kind == BID:
+            self._check_bid(action)
+        elif kind == CLOSE:
+            self._need_phase(BIDDING)
+        elif kind == BURY:
+            self._check_bury(action)
+        elif kind == LEAVE and self.phase == FINISHED:
+            raise WrongPhaseError("the hand is over")
+
+    def _check_sender(self, seat: int | None, action: Action) -> None:
+        if action.kind in SERVER_KINDS:
+            if seat is not None:
+                raise IllegalActionError(SERVER_ONLY, str(action))
+            return
+        if action.kind not in SEAT_KINDS:
+            raise InvalidActionError(str(action), f"unknown action {action.kind!r}")
+        if action.seat not in (0, 1, 2, 3):
+            raise IllegalActionError(WRONG_SEAT, f"seat {action.seat!r} in {action}")
+        if seat is not None and seat != action.seat:
+            raise IllegalActionError(WRONG_SEAT, f"seat {seat} sent {action}")
+        cards = action.cards
+        if cards and (min(cards) < 0 or max(cards) > BIG_JOKER):
+            raise InvalidActionError(f"{action.kind} {action.seat} {cards}", "card ids run 0..53")
+
+    def _need_phase(self, *phases: str) -> None:
+        if self.phase not in phases:
+            raise WrongPhaseError(f"the hand is {self.phase}")
+
+    def _check_bid(self, action: Action) -> None:
+        self._need_phase(DEALING, BIDDING)
+        assert action.seat is not None
+        code = bid_error(
+            self.rules.bidding,
+            self.level,
+            self.standing_bid,
+            action.seat,
+            action.cards,
+            self.hands[action.seat],
+        )
+        if code is not None:
+            raise IllegalBidError(code, format_cards(action.cards))
+
+    def _check_bury(self, action: Action) -> None:
+        self._need_phase(BURYING)
+        if action.seat != self.dealer:
+            raise NotYourTurnError(f"seat {self.dealer} buries")
+        if len(action.cards) != KITTY_SIZE:
+            raise IllegalBuryError(BURY_WRONG_COUNT, f"{len(action.cards)} cards")
+        assert action.seat is not None
+        if not holds(self.hands[action.seat], action.cards):
+            raise IllegalBuryError(BURY_CARDS_NOT_HELD, format_cards(action.cards))
+
+    def _check_play(self, action: Action) -> None:
+        self._need_phase(PLAYING)
+        seat = action.seat
+        if seat != self.turn:
+            raise NotYourTurnError(f"seat {self.turn} plays")
+        assert self.trump is not None and seat is not None
+        hand = self.hands[seat]
+        plays = self.trick.plays
+        if plays:
+            code = follow_error(hand, plays[0], action.cards, self.trump)
+        else:
+            code = lead_error(action.cards, self.trump, hand)
+        if code is not None:
+            raise IllegalPlayError(code, format_cards(action.cards))
+
+    # --- applying --------------------------------------------------------------------------
+
+    def apply(self, action: Action | str, seat: int | None = None) -> None:
+        """Check the action (as sent by ``seat``; None = the server) and apply it."""
+        if isinstance(action, str):
+            action = parse_action(action)
+        if action is DRAW_ACTION and seat is None and self.phase == DEALING:
+            # The fast path of the 100 draws of every deal.
+            self.actions.append(action)
+            self._apply_draw()
+            return
+        self._check(seat, action)
+        self.actions.append(action)
+        kind = action.kind
+        if kind == PLAY:
+            self._apply_play(action)
+        elif kind == DRAW:
+            self._apply_draw()
+        elif kind == BID:
+            self._apply_bid(action)
+        elif kind == CLOSE:
+            self._apply_close()
+        elif kind == BURY:
+            self._apply_bury(action)
+        else:
+            self._apply_leave(action)
+
+    def _apply_draw(self) -> None:
+        drawn = self.drawn
+        self.hands[(self.start_seat + drawn) % 4].append(self.deck[KITTY_SIZE + drawn])
+        self.drawn = drawn + 1
+        if self.drawn == DRAWS:
+            self.phase = BIDDING
+
+    def _apply_bid(self, action: Action) -> None:
+        assert action.seat is not None
+        self.bids.append(make_bid(self.rules.bidding, self.standing_bid, action.seat, action.cards))
+        if self.first_bidder is None:
+            self.first_bidder = action.seat
+
+    def _apply_close(self) -> None:
+        standing = self.standing_bid
+        if standing is not None:
+            if self.dealer is None:
+                by_first = self.rules.first_hand_dealer == "first_bidder"
+                self.dealer = self.first_bidder if by_first else standing.seat
+            self._start_burying(standing.suit)
+            return
+        no_bid = self.rules.no_bid_for(self.first_hand)
+        if no_bid == "redeal":
+            self.deal_number += 1
+            self._start_deal()
+            return
+        suit = None
+        if no_bid == "flip_kitty":
+            self.flipped, suit = flip_kitty(self.kitty, self.level)
+        if self.dealer is None:
+            self.dealer = 0  # RULES.md §5.2: no bid in the first hand, seat 0 deals.
+        self._start_burying(suit)
+
+    def _start_burying(self, suit: str | None) -> None:
+        self.trump = Trump(self.level, suit)
+        assert self.dealer is not None
+        self.hands[self.dealer].extend(self.kitty)
+        self.phase = BURYING
+
+    def _apply_bury(self, action: Action) -> None:
+        assert self.dealer is not None
+        hand = self.hands[self.dealer]
+        for card in action.cards:
+            hand.remove(card)
+        self.buried = list(action.cards)
+        self.phase = PLAYING
+        self.turn = self.dealer
+        self.trick = Trick(self.dealer)
+
+    def _apply_leave(self, action: Action) -> None:
+        self.escaper = action.seat
+        self.phase = FINISHED
+        self.result = self._escape_result()
+
+    def _apply_play(self, action: Action) -> None:
+        seat = action.seat
+        assert seat is not None and self.trump is not None
+        cards = action.cards
+        plays = self.trick.plays
+        if not plays and len(cards) > 1:
+            played = self._resolve_throw(seat, cards)
+            if played is None:
+                return  # rejected: the same seat leads again
+            cards = played
+        hand = self.hands[seat]
+        for card in cards:
+            hand.remove(card)
+        plays.append(cards)
+        if len(plays) == 4:
+            self._finish_trick()
+        else:
+            self.turn = (seat + 1) % 4
+
+    def _resolve_throw(self, seat: int, cards: tuple[int, ...]) -> tuple[int, ...] | None:
+        """RULES.md §4 Throw check: what the leader plays, or None when the throw is rejected."""
+        assert self.trump is not None
+        others = [self.hands[s] for s in range(4) if s != seat]
+        outcome = throw_outcome(
+            cards,
+            others,
+            self.trump,
+            failed_throw=self.rules.failed_throw,
+            throw_penalty=self.rules.throw_penalty,
+        )
+        if outcome.result == STANDS:
+            return cards
+        # ENGINE-PART2-DECISIONS D13: the penalty goes to the thrower's opponents.
+        self.penalty_points += -outcome.penalty if self.is_attacker(seat) else outcome.penalty
+        played = tuple(outcome.played)
+        self.failed_throws.append(
+            FailedThrow(seat, len(self.tricks), cards, played, outcome.result, outcome.penalty)
+        )
+        return None if outcome.result == REJECTED else played
+
+    def _finish_trick(self) -> None:
+        trick = self.trick
+        assert self.trump is not None
+        winner = (trick.leader + trick_winner(trick.plays, self.trump)) % 4
+        values = _CARD_POINTS
+        counted = [c for play in trick.plays for c in play if values[c]]
+        trick.winner = winner
+        trick.points = sum([values[c] for c in counted])
+        if self.is_attacker(winner):
+            self.attacker_points += trick.points
+            self.attacker_cards += counted
+        else:
+            self.defender_points += trick.points
+            self.defender_cards += counted
+        self.tricks.append(trick)
+        self.turn = winner
+        self.trick = Trick(winner)
+        if not self.hands[winner]:
+            self.phase = FINISHED
+            self.result = self._played_result()
+
+    # --- results ---------------------------------------------------------------------------
+
+    def _kitty_bonus(self) -> tuple[int, int]:
+        """(multiplier, bonus) of RULES.md §5.5; (0, 0) when the defenders took the last
+        trick."""
+        last = self.tricks[-1]
+        if not self.is_attacker(last.winner):
+            return 0, 0
+        assert self.trump is not None
+        policy = self.rules.kitty_multiplier
+        lead = last.plays[0]
+        if policy == "lead_shape":
+            multiplier = kitty_multiplier(lead, self.trump, policy)
+        else:
+            winning = last.plays[(last.winner - last.leader) % 4]
+            multiplier = kitty_multiplier(winning, self.trump, policy, lead=lead)
+        return multiplier, multiplier * points(self.buried)
+
+    def _played_result(self) -> HandResult:
+        assert self.dealer is not None
+        multiplier, bonus = self._kitty_bonus()
+        x = max(0, self.attacker_points + bonus + self.penalty_points)
+        side, gained = level_change(x)
+        dealer_team = team_of(self.dealer)
+        winning_team = dealer_team if side == DEFENDERS else 1 - dealer_team
+        levels, wrapped, passed = self._levels_after(winning_team, gained)
+        over = passed is not None and self.rules.past_ace == "match_end"
+        next_dealer = (self.dealer + (2 if side == DEFENDERS else 1)) % 4
+        return self._result(
+            outcome=PLAYED,
+            winner=side,
+            winning_team=winning_team,
+            winning_seats=(winning_team, winning_team + 2),
+            levels_gained=gained,
+            attacker_points=x,
+            kitty_multiplier=multiplier,
+            kitty_bonus=bonus,
+            levels_after=levels,
+            wrapped_after=wrapped,
+            passed_ace=passed,
+            match_over=over,
+            match_winner=passed if over else None,
+            next_dealer=None if over else next_dealer,
+        )
+
+    def _levels_after(
+        self, team: int, gained: int
+    ) -> tuple[tuple[str, str], tuple[bool, bool], int | None]:
+        """RULES.md §5.7: the team's new level, and whether it passed A (wrap or match end)."""
+        levels = list(self.levels)
+        wrapped = list(self.wrapped)
+        index = RANKS.index(levels[team]) + gained
+        passed = None
+        if index > ACE:
+            passed = team
+            if self.rules.past_ace == "wrap":
+                index %= len(RANKS)
+                wrapped[team] = True
+            else:
+                index = ACE
+        levels[team] = RANKS[index]
+        return (levels[0], levels[1]), (wrapped[0], wrapped[1]), passed
+
+    def _escape_result(self) -> HandResult:
+        """RULES.md §7: the hand stops, no level changes, the match ends."""
+        return self._result(
+            outcome=ESCAPE,
+            winner=None,
+            winning_team=None,
+            winning_seats=None,
+            levels_gained=0,
+            attacker_points=max(0, self.attacker_points + self.penalty_points),
+            kitty_multiplier=0,
+            kitty_bonus=0,
+            levels_after=self.levels,
+            wrapped_after=self.wrapped,
+            passed_ace=None,
+            match_over=True,
+            match_winner=None,
+            next_dealer=None,
+        )
+
+    def _result(self, **outcome: Any) -> HandResult:
+        highest = _highest_level(self.levels)
+        return HandResult(
+            dealer=self.dealer,
+            defenders=self.defenders,
+            attackers=self.attackers,
+            level=self.level,
+            trump_suit=None if self.trump is None else self.trump.suit,
+            levels_at_start=self.levels,
+            wrapped_at_start=self.wrapped,
+            highest_level_at_start=highest,
+            ratio_level="A" if any(self.wrapped) else highest,
+            trick_points=self.attacker_points,
+            defender_points=self.defender_points,
+            kitty_points=points(self.buried),
+            penalty_points=self.penalty_points,
+            failed_throws=tuple(self.failed_throws),
+            escaper=self.escaper,
+            tricks=len(self.tricks),
+            redeals=self.deal_number,
+            flipped=tuple(self.flipped),
+            **outcome,
+        )
+
+    # --- views, legal actions, records (see views.py and record.py) ---------------------
+
+    def view_for(self, seat: int) -> dict[str, Any]:
+        from games.engine.views import view_for
+
+        return view_for(self, seat)
+
+    def view_public(self) -> dict[str, Any]:
+        from games.engine.views import view_public
+
+        return view_public(self)
+
+    def view_all(self) -> dict[str, Any]:
+        from games.engine.views import view_all
+
+        return view_all(self)
+
+    def legal_actions(self, seat: int | None) -> list[Action]:
+        from games.engine.views import legal_actions
+
+        return legal_actions(self, seat)
+
+    def __repr__(self) -> str:
+        return (
+            f"<HandState {self.rules.name} seed={self.seed} {self.phase} "
+            f"dealer={self.dealer} actions={len(self.actions)}>"
+        )
+
+
+_CARD_POINTS: tuple[int, ...] = tuple(card_points(c) for c in range(54))
+
+
+def new_hand(
+    rules: RuleSet,
+    seed: int,
+    *,
+    levels: tuple[str, str] = ("2", "2"),
+    dealer: int | None = None,
+    wrapped: tuple[bool, bool] = (False, False),
+    decks: Sequence[Sequence[int]] | None = None,
+) -> HandState:
+    """A hand ready for its first ``draw``.
+
+    ``dealer`` None means a match's first hand: the deal starts at seat 0 and bidding picks the
+    dealer (RULES.md §5.2), so both teams must hold the same level. ``decks`` (tests, analysis)
+    replaces the seeded shuffles: ``decks[k]`` is the deck of deal ``k`` (0 first, 1 after a
+    redeal …), in the order of ``deal.py``; deals past the list are shuffled from the seed.
+    """
+    _check_setup(levels, dealer, wrapped, rules)
+    checked = None if decks is None else [check_deck(d) for d in decks]
+    state = HandState.__new__(HandState)
+    state._setup(rules, seed, (levels[0], levels[1]), dealer, (wrapped[0], wrapped[1]), checked)
+    return state
+
+
+def _check_setup(
+    levels: tuple[str, str], dealer: int | None, wrapped: tuple[bool, bool], rules: RuleSet
+) -> None:
+    if len(levels) != 2 or any(level not in RANKS or len(level) != 1 for level in levels):
+        raise InvalidSetupError(f"levels {levels!r} are not two ranks 2..A")
+    if len(wrapped) != 2:
+        raise InvalidSetupError(f"wrapped {wrapped!r} is not two flags")
+    if dealer is not None and dealer not in (0, 1, 2, 3):
+        raise InvalidSetupError(f"dealer {dealer!r} is not a seat 0..3 or None")
+    if dealer is None and rules.level_source == "team" and levels[0] != levels[1]:
+        raise InvalidSetupError("a first hand (no dealer yet) needs both teams at one level")
