@@ -23,7 +23,10 @@ class Table(models.Model):
     ranked = models.BooleanField(default=True)
     stake = models.PositiveIntegerField(default=100)
     min_balance = models.PositiveIntegerField(default=0)
-    play_seconds = models.PositiveIntegerField(default=30)
+    play_seconds = models.PositiveIntegerField(default=20, help_text="time per play")
+    bury_seconds = models.PositiveIntegerField(default=30)
+    bid_window_seconds = models.PositiveIntegerField(default=8)
+    deal_interval_ms = models.PositiveIntegerField(default=100, help_text="pace of the deal")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -55,6 +58,9 @@ class Seat(models.Model):
     connected = models.BooleanField(default=False)
     bot = models.BooleanField(default=False, help_text="the bot is playing this seat")
     disconnected_at = models.DateTimeField(null=True, blank=True)
+    show_hand_to_spectators = models.BooleanField(
+        default=False, help_text="casual tables: spectators watching this seat see its hand"
+    )
 
     class Meta:
         constraints = [
@@ -73,6 +79,8 @@ class Match(models.Model):
     table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
     ruleset = models.JSONField()
     levels = models.JSONField(help_text="level of each side: [seats 0&2, seats 1&3]")
+    wrapped = models.JSONField(default=list)
+    players = models.JSONField(default=list, help_text="user id per seat (null for a bot)")
     next_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
     ended_at = models.DateTimeField(null=True, blank=True)
@@ -93,9 +101,13 @@ class Hand(models.Model):
     number = models.PositiveIntegerField()
     ruleset = models.JSONField()
     seed = models.BigIntegerField()
-    dealer = models.PositiveSmallIntegerField(null=True, blank=True)
+    dealer = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="dealer at the start; empty when bidding chooses"
+    )
     levels = models.JSONField()
+    wrapped = models.JSONField(default=list, help_text="each side past A already (wrap)")
     seq = models.PositiveIntegerField(default=0, help_text="number of actions applied")
+    deal_started_at = models.DateTimeField(null=True, blank=True)
     snapshot = models.JSONField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
@@ -161,3 +173,47 @@ class Action(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hand_id}#{self.seq} {self.text}"
+
+
+class SeatConnection(models.Model):
+    """One open socket of a seated player; none left means the player is away."""
+
+    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="connections")
+    channel_name = models.CharField(max_length=200, unique=True)
+    last_seen = models.DateTimeField()
+
+    def __str__(self) -> str:
+        return self.channel_name
+
+
+class ChatLine(models.Model):
+    """A table's chat: players' lines and system lines (bids, failed throws, takeovers …)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_lines")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    system = models.BooleanField(default=False)
+    text = models.CharField(max_length=200)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["table", "-created_at"])]
+
+    def __str__(self) -> str:
+        return self.text
+
+
+class AdminLog(models.Model):
+    """Every admin action on tables and seats, append-only."""
+
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    table = models.ForeignKey(Table, null=True, on_delete=models.SET_NULL, related_name="+")
+    action = models.CharField(max_length=40)
+    detail = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor_id}"

@@ -136,7 +136,6 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -197,4 +196,32 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
+}
+
+# Accounts and the ladder (issue 6; docs/LADDER.md).
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "accounts:me"
+LOGOUT_REDIRECT_URL = "home"
+# Table points given to every new account, once (a `grant` ledger row).
+LADDER_SIGNUP_GRANT = int(os.environ.get("LADDER_SIGNUP_GRANT") or 1000)
+# ratio: the fixed fee taken from each winner's gain (seed 004's 基本扣點).
+LADDER_WINNER_FEE = int(os.environ.get("LADDER_WINNER_FEE") or 10)
+# stake_steps: the fixed table fee and the service fee (% of the stake), per player per hand.
+LADDER_TABLE_FEE = int(os.environ.get("LADDER_TABLE_FEE") or 10)
+LADDER_SERVICE_FEE_PERCENT = int(os.environ.get("LADDER_SERVICE_FEE_PERCENT") or 10)
+# fixed_40: what an escaper pays.
+LADDER_FIXED_ESCAPE_PENALTY = 40
+# A rating is provisional while its sigma is at or above this (about 20 hands from the start).
+LADDER_RATING_PROVISIONAL_SIGMA = float(os.environ.get("LADDER_RATING_PROVISIONAL_SIGMA") or 6.0)
+# The rating leaderboard lists players who played a hand in this many days.
+LADDER_RATING_ACTIVE_DAYS = 30
+LADDER_PAGE_SIZE = 50
+
+# Live tables (games/services.py)
+SHENGJI_BOT_DELAY_MS = int(os.environ.get("SHENGJI_BOT_DELAY_MS") or 800)
+SHENGJI_DISCONNECT_GRACE_S = int(os.environ.get("SHENGJI_DISCONNECT_GRACE_S") or 30)
+SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)
+SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
+CELERY_BEAT_SCHEDULE = {
+    "sweep": {"task": "games.tasks.sweep", "schedule": SHENGJI_SWEEP_EVERY_S},
 }

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from shengji_site import views
@@ -10,4 +10,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include("ladder.api_urls")),
+    path("accounts/", include("accounts.auth_urls")),
+    path("accounts/", include("accounts.urls")),
+    path("", include("ladder.urls")),
 ]

@@ -1,0 +1,110 @@
+"""Every write of accounts: sign-up, the player's settings, bans."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import BanRecord, User
+from ladder.errors import ApplicationError
+from ladder.services import ladder_profile_open, ladder_profile_set_listed
+
+LANGUAGE_CODES = tuple(code for code, _ in settings.LANGUAGES)
+
+
+@transaction.atomic
+def user_create(*, username: str, password: str, email: str = "") -> User:
+    """A new account with its ladder profile and its sign-up grant of table points."""
+    username = User.normalize_username(username.strip())
+    email = User.objects.normalize_email(email.strip())
+    if not username:
+        raise ApplicationError("username_required", "choose a user name", field="username")
+    try:
+        User.username_validator(username)
+    except ValidationError as error:
+        raise ApplicationError(
+            "username_invalid", " ".join(error.messages), field="username"
+        ) from error
+    if User.objects.filter(username__iexact=username).exists():
+        raise ApplicationError(
+            "username_taken", f"the name {username!r} is taken", field="username"
+        )
+    if email:
+        try:
+            validate_email(email)
+        except ValidationError as error:
+            raise ApplicationError(
+                "email_invalid", " ".join(error.messages), field="email"
+            ) from error
+    user = User(username=username, email=email)
+    try:
+        validate_password(password, user)
+    except ValidationError as error:
+        raise ApplicationError(
+            "password_invalid", " ".join(error.messages), field="password"
+        ) from error
+    user.set_password(password)
+    user.save()
+    ladder_profile_open(user=user)
+    return user
+
+
+@transaction.atomic
+def user_update_settings(*, user: User, display_name: str, language: str) -> User:
+    """The player's display name and interface language (empty: follow the browser)."""
+    display_name = display_name.strip()
+    if len(display_name) > 40:
+        raise ApplicationError(
+            "display_name_too_long",
+            "a display name has at most 40 characters",
+            field="display_name",
+        )
+    if language and language not in LANGUAGE_CODES:
+        raise ApplicationError("language_invalid", f"no language {language!r}", field="language")
+    user.display_name = display_name
+    user.language = language
+    user.save(update_fields=["display_name", "language"])
+    return user
+
+
+@transaction.atomic
+def user_ban(*, user: User, reason: str, by: User | None) -> User:
+    """Ban: the user can no longer log in (sessions and tokens stop working) and leaves the
+    leaderboards; the reason is kept in the user's ban history."""
+    reason = reason.strip()
+    if not reason:
+        raise ApplicationError("reason_required", "a ban needs a reason", field="reason")
+    user = User.objects.select_for_update().get(pk=user.pk)
+    if user.is_banned:
+        raise ApplicationError("already_banned", f"{user.username} is already banned")
+    if by is not None and by.pk == user.pk:
+        raise ApplicationError("ban_self", "you cannot ban yourself")
+    user.banned_at = timezone.now()
+    user.ban_reason = reason
+    user.is_active = False
+    user.save(update_fields=["banned_at", "ban_reason", "is_active"])
+    BanRecord.objects.create(user=user, banned=True, reason=reason, by=by)
+    ladder_profile_set_listed(user=user, listed=False)
+    return user
+
+
+@transaction.atomic
+def user_unban(*, user: User, reason: str, by: User | None) -> User:
+    """Lift a ban: the user can log in again and is listed again."""
+    reason = reason.strip()
+    if not reason:
+        raise ApplicationError("reason_required", "an unban needs a reason", field="reason")
+    user = User.objects.select_for_update().get(pk=user.pk)
+    if not user.is_banned:
+        raise ApplicationError("not_banned", f"{user.username} is not banned")
+    user.banned_at = None
+    user.ban_reason = ""
+    user.is_active = True
+    user.save(update_fields=["banned_at", "ban_reason", "is_active"])
+    BanRecord.objects.create(user=user, banned=False, reason=reason, by=by)
+    ladder_profile_set_listed(user=user, listed=True)
+    return user

@@ -1,0 +1,113 @@
+"""Account pages: sign up, log in (Django's view, plus the language cookie), settings, API token.
+
+Password change and reset are Django's own views with our templates (templates/registration/).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+from rest_framework.authtoken.models import Token
+
+from accounts.forms import SettingsForm, SignupForm
+from accounts.models import User
+from accounts.services import user_create, user_update_settings
+from ladder.errors import ApplicationError
+
+
+def remember_language(response: HttpResponseBase, language: str) -> None:
+    """The user's language in Django's language cookie, read by LocaleMiddleware."""
+    if language:
+        response.set_cookie(
+            settings.LANGUAGE_COOKIE_NAME,
+            language,
+            max_age=365 * 24 * 3600,
+            samesite="Lax",
+            secure=settings.SESSION_COOKIE_SECURE,
+        )
+    else:
+        response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    if request.user.is_authenticated:
+        return redirect("accounts:me")
+    form = SignupForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = user_create(
+                username=form.cleaned_data["username"],
+                password=form.cleaned_data["password1"],
+                email=form.cleaned_data["email"],
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            messages.success(request, _("Welcome! Your table points are waiting for you."))
+            return redirect("accounts:me")
+    return render(request, "accounts/signup.html", {"form": form})
+
+
+class LoginView(auth_views.LoginView):
+    redirect_authenticated_user = True
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        response = super().form_valid(form)
+        language = form.get_user().language
+        if language:
+            remember_language(response, language)
+        return response
+
+
+@login_required
+def me(request: HttpRequest) -> HttpResponse:
+    return redirect("ladder:player", username=request.user.get_username())
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def account_settings(request: HttpRequest) -> HttpResponse:
+    user: User = request.user  # type: ignore[assignment]
+    initial = {"display_name": user.display_name, "language": user.language}
+    form = SettingsForm(request.POST or None, initial=initial)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user_update_settings(
+                user=user,
+                display_name=form.cleaned_data["display_name"],
+                language=form.cleaned_data["language"],
+            )
+        except ApplicationError as error:
+            form.add_service_error(error)
+        else:
+            if user.language:
+                translation.activate(user.language)
+            messages.success(request, _("Your settings are saved."))
+            response = redirect("accounts:settings")
+            remember_language(response, user.language)
+            return response
+    return render(request, "accounts/settings.html", {"form": form})
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def api_token(request: HttpRequest) -> HttpResponse:
+    """Show the user's API token; POST creates it, or replaces it with a new one."""
+    token = Token.objects.filter(user=request.user).first()
+    if request.method == "POST":
+        if token is not None:
+            token.delete()
+        token = Token.objects.create(user=request.user)
+        messages.success(request, _("A new API token is ready; the old one no longer works."))
+        return redirect("accounts:token")
+    return render(request, "accounts/token.html", {"token": token})

@@ -1,0 +1,286 @@
+"""The table socket: authenticate, parse, call a service, forward views. No game state here."""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+
+from games import selectors, services
+from games.errors import ApplicationError
+from games.realtime import LOBBY_GROUP, public_group, seat_group, table_group
+
+MAX_FRAME = 4096
+RATE_PER_SECOND = 8.0
+RATE_BURST = 20.0
+HAND_ACTIONS = {"bid", "bury", "play"}
+
+
+class RateLimit:
+    """A token bucket: ``RATE_BURST`` messages at once, then ``RATE_PER_SECOND``."""
+
+    def __init__(self, rate: float = RATE_PER_SECOND, burst: float = RATE_BURST) -> None:
+        self.rate, self.burst = rate, burst
+        self.tokens, self.at = burst, time.monotonic()
+
+    def allow(self) -> bool:
+        now = time.monotonic()
+        self.tokens = min(self.burst, self.tokens + (now - self.at) * self.rate)
+        self.at = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
+
+
+def _cards(content: dict[str, Any]) -> str:
+    cards = content.get("cards", "")
+    if not isinstance(cards, str) or len(cards) > 400:
+        raise ApplicationError("bad_message")
+    return cards.strip()
+
+
+def _int(content: dict[str, Any], key: str) -> int:
+    value = content.get(key)
+    if type(value) is not int:
+        raise ApplicationError("bad_message", f"'{key}' must be a whole number")
+    return value
+
+
+class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    async def connect(self) -> None:
+        self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
+        self.user = self.scope["user"]
+        self.groups_joined: set[str] = set()
+        self.watching: int | None = None
+        self.limit = RateLimit()
+        presence = await self._presence()
+        if presence is None:
+            await self.close(code=4404)
+            return
+        await self.accept()
+        await self._join(presence)
+        if presence.seat is not None:
+            await database_sync_to_async(services.seat_connected)(
+                table_id=self.table_id, user=self.user, channel_name=self.channel_name
+            )
+        await self._send_state(presence)
+
+    async def disconnect(self, code: int) -> None:
+        for group in getattr(self, "groups_joined", set()):
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if getattr(self, "table_id", None) is not None:
+            await database_sync_to_async(services.seat_disconnected)(channel_name=self.channel_name)
+
+    # --- incoming ------------------------------------------------------------------------
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            content = self._decode(text_data)
+            if not self.limit.allow():
+                raise ApplicationError("rate_limited")
+            await self._dispatch(content)
+        except ApplicationError as error:
+            await self.send_json(error.as_message())
+
+    def _decode(self, text_data: str | None) -> dict[str, Any]:
+        if text_data is None or len(text_data) > MAX_FRAME:
+            raise ApplicationError("bad_message", "send JSON text frames of at most 4096 bytes")
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            raise ApplicationError("bad_message", "that is not JSON") from None
+        if not isinstance(content, dict) or not isinstance(content.get("type"), str):
+            raise ApplicationError("bad_message", "a message is an object with a 'type'")
+        return content
+
+    async def _dispatch(self, content: dict[str, Any]) -> None:
+        kind = content["type"]
+        handler = getattr(self, f"on_{kind}", None) if kind.isidentifier() else None
+        if handler is None:
+            raise ApplicationError("unknown_type", f"unknown message type {kind[:30]!r}")
+        await handler(content)
+
+    async def on_ping(self, content: dict[str, Any]) -> None:
+        await database_sync_to_async(services.connections_touch)(channel_name=self.channel_name)
+        await self.send_json({"type": "pong"})
+
+    async def on_state(self, content: dict[str, Any]) -> None:
+        await self._refresh()
+
+    async def on_bid(self, content: dict[str, Any]) -> None:
+        await self._act(content, f"bid {{seat}} {_cards(content)}")
+
+    async def on_bury(self, content: dict[str, Any]) -> None:
+        await self._act(content, f"bury {{seat}} {_cards(content)}")
+
+    async def on_play(self, content: dict[str, Any]) -> None:
+        await self._act(content, f"play {{seat}} {_cards(content)}")
+
+    async def on_leave(self, content: dict[str, Any]) -> None:
+        hand_id = await self._hand_id()
+        await database_sync_to_async(services.hand_leave)(hand_id=hand_id, user=self.user)
+
+    async def on_check(self, content: dict[str, Any]) -> None:
+        action = content.get("action")
+        if action not in HAND_ACTIONS:
+            raise ApplicationError("bad_message", "check takes an action: bid, bury or play")
+        seat = await self._own_seat()
+        hand_id = await self._hand_id()
+        text = f"{action} {seat} {_cards(content)}"
+        try:
+            await database_sync_to_async(services.hand_check)(
+                hand_id=hand_id, user=self.user, text=text
+            )
+        except ApplicationError as error:
+            await self.send_json(
+                {"type": "check", "ok": False, "code": error.code, "message": error.message}
+            )
+            return
+        await self.send_json({"type": "check", "ok": True})
+
+    async def on_sit(self, content: dict[str, Any]) -> None:
+        self._require_login()
+        stake = content.get("stake")
+        await database_sync_to_async(services.seat_take)(
+            table_id=self.table_id,
+            user=self.user,
+            index=_int(content, "seat"),
+            stake=stake if type(stake) is int else None,
+        )
+
+    async def on_stand(self, content: dict[str, Any]) -> None:
+        self._require_login()
+        await database_sync_to_async(services.seat_leave)(table_id=self.table_id, user=self.user)
+
+    async def on_ready(self, content: dict[str, Any]) -> None:
+        self._require_login()
+        await database_sync_to_async(services.seat_ready)(
+            table_id=self.table_id, user=self.user, ready=content.get("ready", True) is not False
+        )
+
+    async def on_bot(self, content: dict[str, Any]) -> None:
+        self._require_login()
+        await database_sync_to_async(services.seat_fill_bot)(
+            table_id=self.table_id, user=self.user, index=_int(content, "seat")
+        )
+
+    async def on_chat(self, content: dict[str, Any]) -> None:
+        text = content.get("text")
+        if not isinstance(text, str):
+            raise ApplicationError("bad_message", "chat takes a 'text' string")
+        await database_sync_to_async(services.chat_post)(
+            table_id=self.table_id, user=self.user, text=text
+        )
+
+    async def on_watch(self, content: dict[str, Any]) -> None:
+        seat = content.get("seat")
+        if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
+            raise ApplicationError("invalid_seat")
+        self.watching = seat
+        await self._refresh()
+
+    async def on_show_hand(self, content: dict[str, Any]) -> None:
+        self._require_login()
+        await database_sync_to_async(services.seat_show_hand)(
+            table_id=self.table_id, user=self.user, allow=content.get("allow") is True
+        )
+
+    async def _act(self, content: dict[str, Any], template: str) -> None:
+        seq = _int(content, "seq")
+        seat = await self._own_seat()
+        hand_id = await self._hand_id()
+        await database_sync_to_async(services.hand_act)(
+            hand_id=hand_id, user=self.user, text=template.format(seat=seat), seq=seq
+        )
+
+    # --- group events --------------------------------------------------------------------
+
+    async def hand_view(self, event: dict[str, Any]) -> None:
+        await self.send_json(
+            {"type": "view", "hand": event["hand"], "seq": event["seq"], "view": event["view"]}
+        )
+
+    async def table_changed(self, event: dict[str, Any]) -> None:
+        await self._refresh()
+
+    async def chat_line(self, event: dict[str, Any]) -> None:
+        await self.send_json({"type": "chat", "line": event["line"]})
+
+    # --- helpers -------------------------------------------------------------------------
+
+    def _require_login(self) -> None:
+        if not self.user.is_authenticated:
+            raise ApplicationError("login_required")
+
+    async def _presence(self) -> selectors.Presence | None:
+        return await database_sync_to_async(selectors.presence_get)(
+            table_id=self.table_id, user=self.user, watching=self.watching
+        )
+
+    async def _own_seat(self) -> int:
+        self._require_login()
+        presence = await self._presence()
+        if presence is None or presence.seat is None:
+            raise ApplicationError("not_seated")
+        return presence.seat
+
+    async def _hand_id(self) -> int:
+        hand = await database_sync_to_async(services.playing_hand_id)(table_id=self.table_id)
+        if hand is None:
+            raise ApplicationError("no_hand")
+        return hand
+
+    async def _refresh(self) -> None:
+        presence = await self._presence()
+        if presence is None:
+            await self.close(code=4404)
+            return
+        await self._join(presence)
+        await self._send_state(presence)
+
+    async def _join(self, presence: selectors.Presence) -> None:
+        """Be in exactly the groups this presence may hear: never another seat's."""
+        wanted = {table_group(self.table_id)}
+        if presence.seat is not None:
+            wanted.add(seat_group(self.table_id, presence.seat))
+        elif presence.watching is not None and await database_sync_to_async(
+            selectors.spectator_may_see
+        )(table_id=self.table_id, seat=presence.watching):
+            wanted.add(seat_group(self.table_id, presence.watching))
+        else:
+            wanted.add(public_group(self.table_id))
+        for group in self.groups_joined - wanted:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        for group in wanted - self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
+        self.groups_joined = wanted
+
+    async def _send_state(self, presence: selectors.Presence) -> None:
+        state = await database_sync_to_async(selectors.table_state_for)(presence=presence)
+        await self.send_json(state)
+
+
+class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    """The lobby feed: the table list on connecting and after every change."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
+        await self._send_tables()
+
+    async def disconnect(self, code: int) -> None:
+        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        await self.send_json(ApplicationError("unknown_type").as_message())
+
+    async def lobby_changed(self, event: dict[str, Any]) -> None:
+        await self._send_tables()
+
+    async def _send_tables(self) -> None:
+        tables = await database_sync_to_async(selectors.lobby_list)()
+        await self.send_json({"type": "lobby", "tables": tables})

@@ -1,0 +1,72 @@
+"""Rebuilding a hand's engine state from its row and its action log.
+
+The log is append-only and (hand, seq) fixes the state, so a state rebuilt once can be kept in
+this process and reused while the hand's seq has not moved (only after the commit that made it).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from datetime import datetime
+from typing import Any
+
+from games.engine import HandRecord, HandState, RuleSet, replay_final
+from games.models import Action, Hand
+
+_CACHE_SIZE = 512
+_states: OrderedDict[int, tuple[int, HandState]] = OrderedDict()
+
+
+def record_for(hand: Hand, actions: list[str]) -> HandRecord:
+    wrapped = tuple(hand.wrapped) if hand.wrapped else (False, False)
+    return HandRecord(
+        rules=RuleSet.from_dict(hand.ruleset),
+        seed=hand.seed,
+        levels=(hand.levels[0], hand.levels[1]),
+        dealer=hand.dealer,
+        wrapped=(bool(wrapped[0]), bool(wrapped[1])),
+        actions=tuple(actions),
+    )
+
+
+def action_texts(hand: Hand) -> list[str]:
+    return list(Action.objects.filter(hand=hand).order_by("seq").values_list("text", flat=True))
+
+
+def load_state(hand: Hand) -> HandState:
+    """The hand's state at ``hand.seq``: a private copy the caller may change."""
+    cached = _states.get(hand.pk)
+    if cached is not None and cached[0] == hand.seq:
+        _states.move_to_end(hand.pk)
+        return cached[1].copy()
+    state = replay_final(record_for(hand, action_texts(hand)), check_result=False)
+    remember_state(hand.pk, state)
+    return state.copy()
+
+
+def remember_state(hand_id: int, state: HandState) -> None:
+    """Keep a committed state (call after commit: an uncommitted one may still roll back)."""
+    _states[hand_id] = (len(state.actions), state.copy())
+    _states.move_to_end(hand_id)
+    while len(_states) > _CACHE_SIZE:
+        _states.popitem(last=False)
+
+
+def forget_states() -> None:
+    _states.clear()
+
+
+def public_summary(state: HandState, deadline: datetime | None) -> dict[str, Any]:
+    """What the lobby and admin show of a hand, with no hidden card."""
+    trump = state.trump
+    return {
+        "phase": state.phase,
+        "dealer": state.dealer,
+        "to_act": state.to_act,
+        "level": state.level,
+        "levels": list(state.levels),
+        "trump": None if trump is None else {"level": trump.level, "suit": trump.suit},
+        "tricks_played": len(state.tricks),
+        "attacker_points": state.attacker_points,
+        "deadline": None if deadline is None else deadline.isoformat(),
+    }

@@ -1,0 +1,772 @@
+"""Every state change of tables, seats and hands (ARCHITECTURE.md "One action, end to end").
+
+Each service runs in one transaction with the rows it changes locked; whatever must be seen
+outside (socket frames, deadline tasks) happens only after the commit, so every acknowledged
+action is already in the database.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import secrets
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import QuerySet
+
+from accounts.models import User
+from games import realtime
+from games.autoplay import bot_bid, bot_move
+from games.engine import PRESET_NAMES, HandState, ShengjiError, preset, view_for
+from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED, PLAYING
+from games.errors import ApplicationError
+from games.handstate import load_state, public_summary
+from games.models import (
+    Action,
+    AdminLog,
+    ChatLine,
+    Hand,
+    HandPlayer,
+    Match,
+    Seat,
+    SeatConnection,
+    Table,
+)
+
+SEATS = 4
+DRAWS = 100
+DRAW_BATCH = 5  # draws applied per deadline during the deal: a frame every 5 cards
+CHAT_MAX = 200
+MAX_STAKE = 100_000
+
+
+def db_now() -> datetime:
+    """The database's clock: the one every deadline is compared with."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT clock_timestamp()")
+        (now,) = cursor.fetchone()
+    return now  # type: ignore[no-any-return]
+
+
+def bot_delay() -> timedelta:
+    return timedelta(milliseconds=settings.SHENGJI_BOT_DELAY_MS)
+
+
+# --- tables and seats ------------------------------------------------------------------------
+
+
+@transaction.atomic
+def table_create(
+    *,
+    creator: User,
+    name: str,
+    preset_name: str = "ranked",
+    ranked: bool = True,
+    stake: int = 100,
+    min_balance: int = 0,
+    play_seconds: int = 20,
+    bury_seconds: int = 30,
+    bid_window_seconds: int = 8,
+    deal_interval_ms: int = 100,
+) -> Table:
+    if ranked:
+        preset_name = "ranked"  # ranked tables play the ranked preset (issue 7)
+    if preset_name not in PRESET_NAMES:
+        raise ApplicationError("invalid_preset")
+    if not 1 <= stake <= MAX_STAKE:
+        raise ApplicationError("invalid_stake")
+    table = Table.objects.create(
+        name=(name or "").strip()[:60] or f"{creator.username}",
+        preset=preset_name,
+        ranked=ranked,
+        stake=stake,
+        min_balance=min_balance,
+        play_seconds=play_seconds,
+        bury_seconds=bury_seconds,
+        bid_window_seconds=bid_window_seconds,
+        deal_interval_ms=deal_interval_ms,
+        creator=creator,
+    )
+    Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(SEATS)])
+    transaction.on_commit(lambda: realtime.lobby_changed(table.pk))
+    return table
+
+
+def _lock_table(table_id: int) -> Table:
+    try:
+        return Table.objects.select_for_update().get(pk=table_id)
+    except Table.DoesNotExist:
+        raise ApplicationError("not_found") from None
+
+
+def _locked_seats(table: Table) -> list[Seat]:
+    return list(Seat.objects.select_for_update().filter(table=table).order_by("index"))
+
+
+def current_hand(table: Table) -> Hand | None:
+    return (
+        Hand.objects.filter(match__table=table, status=Hand.Status.PLAYING).order_by("-pk").first()
+    )
+
+
+def user_balance(user: User) -> int:
+    from ladder.models import LadderProfile
+
+    balance = LadderProfile.objects.filter(user=user).values_list("balance", flat=True).first()
+    return balance or 0
+
+
+@transaction.atomic
+def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None) -> Seat:
+    """Sit at seat ``index``; the first to sit at an empty table may set the stake (§6)."""
+    table = _lock_table(table_id)
+    if table.status == Table.Status.CLOSED:
+        raise ApplicationError("table_closed")
+    if not 0 <= index < SEATS:
+        raise ApplicationError("invalid_seat")
+    seats = _locked_seats(table)
+    if any(s.user_id == user.pk for s in seats):
+        raise ApplicationError("already_seated")
+    seat = seats[index]
+    if seat.user_id is not None or seat.bot or current_hand(table) is not None:
+        raise ApplicationError("seat_taken")
+    if user_balance(user) < table.min_balance:
+        raise ApplicationError("insufficient_balance")
+    if stake is not None and all(s.user_id is None for s in seats):
+        if not 1 <= stake <= MAX_STAKE:
+            raise ApplicationError("invalid_stake")
+        table.stake = stake
+        table.save(update_fields=["stake"])
+    seat.user = user
+    seat.ready = False
+    seat.bot = False
+    seat.disconnected_at = None
+    seat.save()
+    _table_changed(table, f"{user} sits at seat {index}")
+    return seat
+
+
+@transaction.atomic
+def seat_leave(*, table_id: int, user: User) -> None:
+    """Stand up between hands (leaving during a hand is an escape: ``hand_leave``)."""
+    table = _lock_table(table_id)
+    seat = _seat_of_user(table, user)
+    if current_hand(table) is not None:
+        raise ApplicationError("hand_in_progress")
+    _free_seat(seat)
+    _table_changed(table, f"{user} leaves seat {seat.index}")
+
+
+@transaction.atomic
+def seat_fill_bot(*, table_id: int, user: User, index: int) -> Seat:
+    """Put a bot in an empty seat of a casual table (a seated player or the creator may)."""
+    table = _lock_table(table_id)
+    if table.ranked:
+        raise ApplicationError("ranked_no_bots")
+    if not 0 <= index < SEATS:
+        raise ApplicationError("invalid_seat")
+    seats = _locked_seats(table)
+    if table.creator_id != user.pk and all(s.user_id != user.pk for s in seats):
+        raise ApplicationError("not_allowed")
+    seat = seats[index]
+    if seat.user_id is not None or seat.bot or current_hand(table) is not None:
+        raise ApplicationError("seat_taken")
+    seat.bot = True
+    seat.ready = True
+    seat.save()
+    _table_changed(table, f"a bot sits at seat {index}")
+    _start_if_all_ready(table, seats)
+    return seat
+
+
+@transaction.atomic
+def seat_ready(*, table_id: int, user: User, ready: bool = True) -> Hand | None:
+    """Press ready; when all four are ready the next hand starts."""
+    table = _lock_table(table_id)
+    if table.status == Table.Status.CLOSED:
+        raise ApplicationError("table_closed")
+    seats = _locked_seats(table)
+    seat = next((s for s in seats if s.user_id == user.pk), None)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    seat.ready = ready
+    seat.save(update_fields=["ready"])
+    _table_changed(table, None)
+    return _start_if_all_ready(table, seats)
+
+
+def _seat_of_user(table: Table, user: User) -> Seat:
+    seat = Seat.objects.select_for_update().filter(table=table, user=user).first()
+    if seat is None:
+        raise ApplicationError("not_seated")
+    return seat
+
+
+def _free_seat(seat: Seat) -> None:
+    seat.user = None
+    seat.ready = False
+    seat.bot = False
+    seat.disconnected_at = None
+    seat.show_hand_to_spectators = False
+    seat.save()
+    SeatConnection.objects.filter(seat=seat).delete()
+
+
+def _table_changed(table: Table, line: str | None) -> None:
+    if line:
+        ChatLine.objects.create(table=table, system=True, text=line[:CHAT_MAX])
+    table_id = table.pk
+    transaction.on_commit(lambda: realtime.table_changed(table_id, line))
+
+
+# --- starting a hand -------------------------------------------------------------------------
+
+
+def _start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
+    seated = all(s.user_id is not None or s.bot for s in seats)
+    if not seated or not all(s.ready for s in seats) or current_hand(table) is not None:
+        return None
+    return _hand_start(table, seats)
+
+
+def _rules_for(table: Table) -> dict[str, Any]:
+    rules = dataclasses.replace(
+        preset(table.preset),
+        play_s=table.play_seconds,
+        bury_s=table.bury_seconds,
+        bid_window_s=table.bid_window_seconds,
+        deal_interval_ms=table.deal_interval_ms,
+    )
+    return rules.to_dict()
+
+
+def _match_for(table: Table, players: list[int | None]) -> Match:
+    """The table's match if the same four sit on, else a new one at level 2 (seed 000 §1.4)."""
+    match = table.matches.order_by("-pk").first()
+    if match is not None and match.ended_at is None and match.players == players:
+        return match
+    if match is not None and match.ended_at is None:
+        match.ended_at = db_now()
+        match.save(update_fields=["ended_at"])
+    return Match.objects.create(
+        table=table,
+        ruleset=_rules_for(table),
+        levels=["2", "2"],
+        wrapped=[False, False],
+        players=players,
+    )
+
+
+def _hand_start(table: Table, seats: list[Seat]) -> Hand:
+    players = [s.user_id for s in seats]
+    match = _match_for(table, players)
+    now = db_now()
+    hand = Hand.objects.create(
+        match=match,
+        number=match.hands.count() + 1,
+        ruleset=match.ruleset,
+        seed=secrets.randbits(63),
+        dealer=match.next_dealer,
+        levels=match.levels,
+        wrapped=match.wrapped or [False, False],
+        deal_started_at=now,
+    )
+    HandPlayer.objects.bulk_create(
+        [HandPlayer(hand=hand, seat=s.index, user_id=s.user_id) for s in seats]
+    )
+    for seat in seats:
+        if seat.user_id is not None:
+            seat.ready = False
+            seat.save(update_fields=["ready"])
+    table.status = Table.Status.PLAYING
+    table.save(update_fields=["status"])
+    state = load_state(hand)
+    _table_changed(table, f"hand {hand.number} of match {match.pk} starts")
+    _after_change(hand, state, now, seats)
+    return hand
+
+
+# --- acting in a hand ------------------------------------------------------------------------
+
+
+def _lock_hand(hand_id: int) -> Hand:
+    try:
+        return Hand.objects.select_for_update().select_related("match__table").get(pk=hand_id)
+    except Hand.DoesNotExist:
+        raise ApplicationError("not_found") from None
+
+
+def _hand_seats(hand: Hand) -> list[Seat]:
+    return list(
+        Seat.objects.select_for_update().filter(table_id=hand.match.table_id).order_by("index")
+    )
+
+
+def _seat_in_hand(hand: Hand, user: User) -> int:
+    player = HandPlayer.objects.filter(hand=hand, user=user).first()
+    if player is None:
+        raise ApplicationError("not_seated")
+    return player.seat
+
+
+def _check_fresh(hand: Hand, seq: int) -> None:
+    """A stale or repeated message is refused. Only the deal's own draws do not make a view
+    stale: a bid made while cards arrive still stands (docs/PROTOCOL.md)."""
+    if seq == hand.seq:
+        return
+    if seq > hand.seq or seq < 0:
+        raise ApplicationError("stale_seq")
+    newer = Action.objects.filter(hand=hand, seq__gte=seq).exclude(text="draw")
+    if newer.exists():
+        raise ApplicationError("stale_seq")
+
+
+@transaction.atomic
+def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
+    """Apply one action of the user's seat, made on the view numbered ``seq``."""
+    hand = _lock_hand(hand_id)
+    if hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    _check_fresh(hand, seq)
+    seats = _hand_seats(hand)
+    state = load_state(hand)
+    now = db_now()
+    logged = _catch_up_deal(hand, state, now)
+    try:
+        action = state.check_action(seat, text)
+        state.apply(action, seat)
+    except ShengjiError as error:
+        raise ApplicationError.from_engine(error) from None
+    logged.append((seat, str(action), False))
+    _log_actions(hand, logged)
+    _after_change(hand, state, now, seats)
+    return hand
+
+
+def hand_check(*, hand_id: int, user: User, text: str) -> None:
+    """Raise the reason ``text`` would be refused now, without changing anything."""
+    hand = Hand.objects.select_related("match__table").filter(pk=hand_id).first()
+    if hand is None or hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    state = load_state(hand)
+    try:
+        state.check_action(seat, text)
+    except ShengjiError as error:
+        raise ApplicationError.from_engine(error) from None
+
+
+@transaction.atomic
+def hand_leave(*, hand_id: int, user: User) -> Hand:
+    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    hand = _lock_hand(hand_id)
+    if hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    seats = _hand_seats(hand)
+    state = load_state(hand)
+    action = f"leave {seat}"
+    state.apply(action, seat)
+    _log_actions(hand, [(seat, action, False)])
+    _after_change(hand, state, db_now(), seats)
+    return hand
+
+
+@transaction.atomic
+def hand_advance(*, hand_id: int, seq: int) -> bool:
+    """The deadline of (hand, seq) has come: the server or the bot moves.
+
+    Compare-and-set: nothing happens unless the hand is still at ``seq`` and its deadline has
+    passed by the database's clock, so a late, early or repeated task does nothing.
+    """
+    hand = _lock_hand(hand_id)
+    if hand.status != Hand.Status.PLAYING or hand.seq != seq or hand.deadline is None:
+        return False
+    now = db_now()
+    if hand.deadline > now:
+        deadline = hand.deadline
+        transaction.on_commit(lambda: realtime.schedule_deadline(hand_id, seq, deadline))
+        return False
+    seats = _hand_seats(hand)
+    state = load_state(hand)
+    logged = _catch_up_deal(hand, state, now)
+    if state.phase == DEALING:
+        logged += _bot_bids(state, seats)
+    elif state.phase == BIDDING and not logged:
+        state.apply("close")
+        logged.append((None, "close", False))
+        if state.phase == DEALING:  # a redeal (RULES.md §5.2 no_bid = redeal)
+            hand.deal_started_at = now
+    elif state.phase in (BURYING, PLAYING) and not logged:
+        seat = state.to_act
+        assert seat is not None
+        text = bot_move(state, seat)
+        assert text is not None
+        state.apply(text)
+        logged.append((seat, text, True))
+    _log_actions(hand, logged)
+    _after_change(hand, state, now, seats)
+    return True
+
+
+def _catch_up_deal(
+    hand: Hand, state: HandState, now: datetime
+) -> list[tuple[int | None, str, bool]]:
+    """Apply the draws due by ``now``: card k arrives k × interval after the deal starts."""
+    if state.phase != DEALING or hand.deal_started_at is None:
+        return []
+    interval = state.rules.deal_interval_ms
+    elapsed_ms = (now - hand.deal_started_at).total_seconds() * 1000
+    due = DRAWS if interval == 0 else min(DRAWS, math.floor(elapsed_ms / interval) + 1)
+    logged: list[tuple[int | None, str, bool]] = []
+    while state.phase == DEALING and state.drawn < due:
+        state.apply("draw")
+        logged.append((None, "draw", False))
+    return logged
+
+
+def _bot_bids(state: HandState, seats: list[Seat]) -> list[tuple[int | None, str, bool]]:
+    logged: list[tuple[int | None, str, bool]] = []
+    for seat in seats:
+        if seat.bot:
+            text = bot_bid(state, seat.index)
+            if text is not None and state.check_action(seat.index, text):
+                state.apply(text, seat.index)
+                logged.append((seat.index, text, True))
+    return logged
+
+
+def _log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
+    first = hand.seq
+    Action.objects.bulk_create(
+        [
+            Action(hand=hand, seq=first + i, seat=seat, text=text, auto=auto)
+            for i, (seat, text, auto) in enumerate(logged)
+        ]
+    )
+    hand.seq = first + len(logged)
+    _count_turns(hand, logged)
+
+
+def _count_turns(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
+    for seat, text, auto in logged:
+        if seat is None or not text.startswith(("play", "bury")):
+            continue
+        player = HandPlayer.objects.get(hand=hand, seat=seat)
+        player.turns += 1
+        player.auto_turns += int(auto)
+        player.save(update_fields=["turns", "auto_turns"])
+
+
+def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> datetime:
+    rules = state.rules
+    interval = timedelta(milliseconds=rules.deal_interval_ms)
+    started = hand.deal_started_at or now
+    if state.phase == DEALING:
+        return started + interval * min(state.drawn + DRAW_BATCH - 1, DRAWS - 1)
+    if state.phase == BIDDING:
+        return started + interval * (DRAWS - 1) + timedelta(seconds=rules.bid_window_s)
+    seat = state.to_act
+    assert seat is not None
+    if seats[seat].bot:
+        return now + bot_delay()
+    limit = rules.bury_s if state.phase == BURYING else rules.play_s
+    return now + timedelta(seconds=limit)
+
+
+def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
+    """Save the hand after its state moved; send views and schedule the deadline on commit."""
+    if state.phase == FINISHED:
+        _finish_hand(hand, state, now, seats)
+    else:
+        hand.deadline = _next_deadline(hand, state, now, seats)
+    hand.snapshot = public_summary(state, hand.deadline)
+    hand.save()
+    hand_id, seq, deadline, table_id = hand.pk, hand.seq, hand.deadline, hand.match.table_id
+    views = [view_for(state, seat) for seat in range(SEATS)]
+    public = state.view_public()
+
+    def publish() -> None:
+        from games.handstate import remember_state
+
+        remember_state(hand_id, state)
+        realtime.hand_changed(table_id, hand_id, seq, views, public)
+        if deadline is not None:
+            realtime.schedule_deadline(hand_id, seq, deadline)
+
+    transaction.on_commit(publish)
+
+
+def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
+    result = state.result
+    assert result is not None
+    hand.result = result.to_dict()
+    hand.status = Hand.Status.ESCAPED if result.escaper is not None else Hand.Status.FINISHED
+    hand.finished_at = now
+    hand.deadline = None
+    hand.snapshot = public_summary(state, None)
+    hand.save()  # settlement reads the finished row
+    _mark_absent_players(hand, seats, result.escaper)
+    _update_match(hand.match, result.to_dict(), now)
+    _settle(hand)
+    table = hand.match.table
+    table.status = Table.Status.OPEN
+    table.save(update_fields=["status"])
+    for seat in seats:
+        if seat.user_id is not None and seat.index == result.escaper:
+            _free_seat(seat)
+    _table_changed(table, _result_line(hand, result.to_dict()))
+
+
+def _mark_absent_players(hand: Hand, seats: list[Seat], escaper: int | None) -> None:
+    for player in HandPlayer.objects.filter(hand=hand):
+        seat = seats[player.seat]
+        player.escaped = player.seat == escaper
+        player.absent_at_end = (
+            player.user_id is not None
+            and seat.user_id == player.user_id
+            and seat.bot
+            and not SeatConnection.objects.filter(seat=seat).exists()
+        )
+        player.save(update_fields=["escaped", "absent_at_end"])
+
+
+def _update_match(match: Match, result: dict[str, Any], now: datetime) -> None:
+    match.levels = result["levels_after"]
+    match.wrapped = result["wrapped_after"]
+    match.next_dealer = result["next_dealer"]
+    if result["match_over"] or result["escaper"] is not None:
+        match.ended_at = now
+        match.winner_side = result["match_winner"]
+    match.save()
+
+
+def _settle(hand: Hand) -> None:
+    from ladder.services import ladder_settle_hand
+
+    ladder_settle_hand(hand_id=hand.pk)
+
+
+def _result_line(hand: Hand, result: dict[str, Any]) -> str:
+    if result["escaper"] is not None:
+        return f"hand {hand.number}: seat {result['escaper']} escaped"
+    return (
+        f"hand {hand.number}: attackers {result['attacker_points']} points, "
+        f"{result['winner']} +{result['levels_gained']}"
+    )
+
+
+# --- connections, takeovers ------------------------------------------------------------------
+
+
+@transaction.atomic
+def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
+    """A socket of a seated player opened; returns whether the player took the seat back."""
+    seat = Seat.objects.select_for_update().filter(table_id=table_id, user=user).first()
+    if seat is None:
+        return False
+    SeatConnection.objects.update_or_create(
+        channel_name=channel_name, defaults={"seat": seat, "last_seen": db_now()}
+    )
+    returning = seat.disconnected_at is not None
+    seat.connected = True
+    seat.disconnected_at = None
+    if returning and seat.bot:
+        seat.bot = False
+        _table_changed(seat.table, f"{user} is back at seat {seat.index}")
+        _give_turn_back(seat)
+    seat.save()
+    return returning
+
+
+def _give_turn_back(seat: Seat) -> None:
+    """A returning player whose turn the bot was about to play gets the normal time again."""
+    hand = current_hand(seat.table)
+    if hand is None:
+        return
+    hand = _lock_hand(hand.pk)
+    state = load_state(hand)
+    if state.to_act == seat.index:
+        seats = _hand_seats(hand)
+        seats[seat.index].bot = False
+        _after_change(hand, state, db_now(), seats)
+
+
+@transaction.atomic
+def seat_disconnected(*, channel_name: str) -> Seat | None:
+    """A socket closed; when it was the seat's last, the grace period starts."""
+    connection_row = (
+        SeatConnection.objects.select_related("seat").filter(channel_name=channel_name).first()
+    )
+    if connection_row is None:
+        return None
+    seat = Seat.objects.select_for_update().get(pk=connection_row.seat_id)
+    connection_row.delete()
+    if SeatConnection.objects.filter(seat=seat).exists():
+        return None
+    return _start_grace(seat)
+
+
+def _start_grace(seat: Seat) -> Seat:
+    seat.connected = False
+    seat.disconnected_at = db_now()
+    seat.save(update_fields=["connected", "disconnected_at"])
+    seat_id, since = seat.pk, seat.disconnected_at.isoformat()
+    grace = settings.SHENGJI_DISCONNECT_GRACE_S
+    transaction.on_commit(lambda: realtime.schedule_grace(seat_id, since, grace))
+    return seat
+
+
+@transaction.atomic
+def seat_takeover(*, seat_id: int, since: str) -> bool:
+    """The grace period after a disconnect ended: the bot plays the seat (RULES.md §7)."""
+    seat = Seat.objects.select_for_update().select_related("table").filter(pk=seat_id).first()
+    if (
+        seat is None
+        or seat.user_id is None
+        or seat.disconnected_at is None
+        or seat.disconnected_at.isoformat() != since
+        or seat.bot
+    ):
+        return False
+    seat.bot = True
+    seat.save(update_fields=["bot"])
+    _table_changed(seat.table, f"the bot plays seat {seat.index} for {seat.user}")
+    hand = current_hand(seat.table)
+    if hand is not None:
+        hand = _lock_hand(hand.pk)
+        state = load_state(hand)
+        if state.to_act == seat.index:
+            _after_change(hand, state, db_now(), _hand_seats(hand))
+    return True
+
+
+def connections_touch(*, channel_name: str) -> None:
+    SeatConnection.objects.filter(channel_name=channel_name).update(last_seen=db_now())
+
+
+@transaction.atomic
+def connections_sweep(*, older_than_s: int) -> int:
+    """Forget sockets not heard from (a killed server never says goodbye)."""
+    cutoff = db_now() - timedelta(seconds=older_than_s)
+    stale = list(
+        SeatConnection.objects.filter(last_seen__lt=cutoff).values_list("channel_name", flat=True)
+    )
+    for channel_name in stale:
+        seat_disconnected(channel_name=channel_name)
+    return len(stale)
+
+
+def hands_overdue(*, grace_ms: int = 500) -> QuerySet[Hand]:
+    cutoff = db_now() - timedelta(milliseconds=grace_ms)
+    return Hand.objects.filter(status=Hand.Status.PLAYING, deadline__lt=cutoff)
+
+
+# --- chat ------------------------------------------------------------------------------------
+
+
+def _clean_chat(text: str) -> str:
+    cleaned = "".join(ch for ch in str(text) if ch.isprintable()).strip()
+    if not cleaned:
+        raise ApplicationError("chat_empty")
+    if len(cleaned) > CHAT_MAX:
+        raise ApplicationError("chat_too_long")
+    return cleaned
+
+
+@transaction.atomic
+def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
+    if not user.is_authenticated:
+        raise ApplicationError("login_required")
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ApplicationError("not_found")
+    line = ChatLine.objects.create(table=table, user=user, text=_clean_chat(text))
+    payload = {
+        "user": str(user),
+        "text": line.text,
+        "system": False,
+        "at": line.created_at.isoformat(),
+    }
+    transaction.on_commit(lambda: realtime.chat(table_id, payload))
+    return line
+
+
+# --- admin -----------------------------------------------------------------------------------
+
+
+@transaction.atomic
+def table_close(*, table_id: int, actor: User, reason: str = "") -> Table:
+    """Close a table; a hand in progress is void: no points move, and it is recorded so."""
+    table = _lock_table(table_id)
+    hand = current_hand(table)
+    if hand is not None:
+        hand = _lock_hand(hand.pk)
+        hand.status = Hand.Status.VOID
+        hand.result = {"outcome": "void", "reason": reason}
+        hand.finished_at = db_now()
+        hand.deadline = None
+        hand.save()
+        match = hand.match
+        match.ended_at = hand.finished_at
+        match.save(update_fields=["ended_at"])
+    table.status = Table.Status.CLOSED
+    table.save(update_fields=["status"])
+    for seat in _locked_seats(table):
+        _free_seat(seat)
+    AdminLog.objects.create(
+        actor=actor,
+        table=table,
+        action="table_close",
+        detail={"reason": reason, "void_hand": None if hand is None else hand.pk},
+    )
+    _table_changed(table, "the table was closed by an admin")
+    return table
+
+
+@transaction.atomic
+def seat_remove(*, table_id: int, index: int, actor: User, reason: str = "") -> Seat:
+    """Remove a player from a seat. Not an escape: during a hand the bot finishes it for the
+    seat, and the player is settled as if present (docs/PROTOCOL.md)."""
+    table = _lock_table(table_id)
+    seat = _locked_seats(table)[index]
+    removed = seat.user_id
+    hand = current_hand(table)
+    _free_seat(seat)
+    if hand is not None:
+        seat.bot = True
+        seat.save(update_fields=["bot"])
+    AdminLog.objects.create(
+        actor=actor,
+        table=table,
+        action="seat_remove",
+        detail={"seat": index, "user": removed, "reason": reason},
+    )
+    _table_changed(table, f"an admin removed the player at seat {index}")
+    return seat
+
+
+def playing_hand_id(*, table_id: int) -> int | None:
+    return (
+        Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+@transaction.atomic
+def seat_show_hand(*, table_id: int, user: User, allow: bool) -> Seat:
+    """A player at a casual table lets spectators watching the seat see its hand, or not."""
+    table = _lock_table(table_id)
+    seat = _seat_of_user(table, user)
+    if table.ranked and allow:
+        raise ApplicationError("not_allowed", "at ranked tables spectators see the public view")
+    seat.show_hand_to_spectators = allow
+    seat.save(update_fields=["show_hand_to_spectators"])
+    _table_changed(table, None)
+    return seat

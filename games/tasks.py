@@ -1,0 +1,30 @@
+"""Celery tasks: thin interfaces that fetch by id and call a service."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.conf import settings
+
+from games import services
+
+
+@shared_task(ignore_result=True)
+def hand_deadline(hand_id: int, seq: int) -> bool:
+    """The deadline of (hand, seq): acts only if the hand has not moved and the time has come."""
+    return services.hand_advance(hand_id=hand_id, seq=seq)
+
+
+@shared_task(ignore_result=True)
+def seat_grace(seat_id: int, since: str) -> bool:
+    """A disconnected player's grace period ended: the bot takes the seat if still away."""
+    return services.seat_takeover(seat_id=seat_id, since=since)
+
+
+@shared_task(ignore_result=True)
+def sweep() -> int:
+    """Catch deadlines whose task was lost, and forget sockets a dead server left behind."""
+    services.connections_sweep(older_than_s=settings.SHENGJI_CONNECTION_TIMEOUT_S)
+    overdue = list(services.hands_overdue().values_list("pk", "seq"))
+    for hand_id, seq in overdue:
+        hand_deadline.delay(hand_id, seq)
+    return len(overdue)

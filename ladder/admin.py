@@ -1,0 +1,126 @@
+"""Admin of the ladder: everything read-only. Points change only through an adjustment, which
+is a ledger entry with a reason (`ladder_points_adjust`); a balance is never edited."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html
+
+from ladder.errors import ApplicationError
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
+from ladder.services import ladder_points_adjust
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class AdjustForm(forms.Form):
+    account = forms.ChoiceField(choices=LedgerEntry.Account.choices)
+    amount = forms.IntegerField(help_text="positive adds, negative takes away; never below 0")
+    reason = forms.CharField(max_length=200)
+
+
+@admin.register(LadderProfile)
+class LadderProfileAdmin(ReadOnlyAdmin):
+    list_display = (
+        "user", "title_points", "balance", "rating_ordinal", "rating_provisional",
+        "hands_played", "listed",
+    )  # fmt: skip
+    list_filter = ("listed", "rating_provisional")
+    search_fields = ("user__username", "user__display_name")
+    readonly_fields = ("adjust_link",)
+
+    def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:  # type: ignore[override]
+        return ["adjust_link", *[f.name for f in LadderProfile._meta.fields]]
+
+    @admin.display(description="points")
+    def adjust_link(self, obj: LadderProfile) -> str:
+        url = reverse("admin:ladder_ladderprofile_adjust", args=[obj.pk])
+        return format_html('<a class="button" href="{}">Adjust points (with a reason)</a>', url)
+
+    def get_urls(self) -> list[URLPattern]:
+        extra = [
+            path(
+                "<path:object_id>/adjust/",
+                self.admin_site.admin_view(self.adjust_view),
+                name="ladder_ladderprofile_adjust",
+            )
+        ]
+        return extra + super().get_urls()
+
+    def adjust_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        if not request.user.has_perm("ladder.add_ledgerentry"):
+            raise PermissionDenied
+        profile = get_object_or_404(LadderProfile.objects.select_related("user"), pk=object_id)
+        form = AdjustForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                entry = ladder_points_adjust(
+                    user=profile.user,
+                    account=form.cleaned_data["account"],
+                    amount=form.cleaned_data["amount"],
+                    reason=form.cleaned_data["reason"],
+                    by=request.user,  # type: ignore[arg-type]
+                )
+            except ApplicationError as error:
+                form.add_error(None, f"{error.code}: {error.message}")
+            else:
+                self.message_user(
+                    request,
+                    f"{profile.user}: {entry.amount:+d} {entry.account} points "
+                    f"(now {entry.balance_after}).",
+                    messages.SUCCESS,
+                )
+                return HttpResponseRedirect(
+                    reverse("admin:ladder_ladderprofile_change", args=[profile.pk])
+                )
+        return TemplateResponse(
+            request,
+            "ladder/admin_adjust.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Adjust the points of {profile.user}",
+                "profile": profile,
+                "form": form,
+                "opts": self.model._meta,
+            },
+        )
+
+
+@admin.register(LedgerEntry)
+class LedgerEntryAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id", "created_at", "user", "hand", "kind", "account", "amount", "balance_after", "reason",
+    )  # fmt: skip
+    list_filter = ("kind", "account")
+    search_fields = ("user__username", "reason")
+    list_select_related = ("user", "hand")
+    raw_id_fields = ("user", "hand", "created_by")
+    date_hierarchy = "created_at"
+
+
+@admin.register(HandSettlement)
+class HandSettlementAdmin(ReadOnlyAdmin):
+    list_display = ("hand", "ranked", "settled_at")
+    raw_id_fields = ("hand",)
+
+
+@admin.register(RatingChange)
+class RatingChangeAdmin(ReadOnlyAdmin):
+    list_display = ("user", "hand", "ordinal_after", "sigma_after", "created_at")
+    search_fields = ("user__username",)
+    raw_id_fields = ("user", "hand")

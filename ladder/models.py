@@ -1,0 +1,218 @@
+"""The ladder: an append-only ledger of table points and title points, each user's standing
+(balances denormalised from the ledger, rating, counters), settled hands and rating changes.
+
+Balances are what the ledger sums to: they change only in `ladder.services`, in the same
+transaction that appends the ledger rows, and `manage.py ladder_check` proves it for every user.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from ladder import settlement
+from ladder.rating import MODEL
+from ladder.titles import Title, title_for
+
+
+class LadderProfile(models.Model):
+    """A user's standing. `balance` and `title_points` always equal the sums of their ledger."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="ladder",
+    )
+    balance = models.BigIntegerField(_("table points"), default=0)
+    title_points = models.IntegerField(_("title points"), default=0)
+    rating_mu = models.FloatField(default=MODEL.mu)
+    rating_sigma = models.FloatField(default=MODEL.sigma)
+    rating_ordinal = models.FloatField(_("skill rating"), default=MODEL.mu - 3 * MODEL.sigma)
+    rating_provisional = models.BooleanField(default=True)
+    rated_hands = models.PositiveIntegerField(default=0)
+    hands_played = models.PositiveIntegerField(default=0)
+    hands_won = models.PositiveIntegerField(default=0)
+    escapes = models.PositiveIntegerField(default=0)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+    listed = models.BooleanField(
+        default=True, help_text="shown on the leaderboards (off while the user is banned)"
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(balance__gte=0), name="ladder_balance_not_negative"),
+            models.CheckConstraint(
+                condition=Q(title_points__gte=0), name="ladder_title_points_not_negative"
+            ),
+        ]
+        indexes = [
+            models.Index(
+                fields=["-title_points", "user"],
+                name="ladder_board_title",
+                condition=Q(listed=True),
+            ),
+            models.Index(
+                fields=["-balance", "user"], name="ladder_board_points", condition=Q(listed=True)
+            ),
+            models.Index(
+                fields=["-rating_ordinal", "user"],
+                name="ladder_board_rating",
+                condition=Q(listed=True, rating_provisional=False),
+                include=["last_played_at"],
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"ladder of {self.user}"
+
+    @property
+    def title(self) -> Title:
+        return title_for(self.title_points)
+
+    @property
+    def win_rate(self) -> float | None:
+        return self.hands_won / self.hands_played if self.hands_played else None
+
+
+class LedgerEntry(models.Model):
+    """One append-only movement of a user's (or, with no user, the house's) points.
+
+    Unique per (hand, user, kind): a hand can never be settled twice. A database trigger refuses
+    every UPDATE and DELETE (migration 0002).
+    """
+
+    class Kind(models.TextChoices):
+        GRANT = "grant", _("sign-up grant")
+        TABLE_POINTS = settlement.TABLE_POINTS, _("hand result")
+        BONUS = settlement.BONUS, _("level bonus")
+        ESCAPE_COMPENSATION = settlement.ESCAPE_COMPENSATION, _("escape compensation")
+        ESCAPE_PENALTY = settlement.ESCAPE_PENALTY, _("escape penalty")
+        FEE = settlement.FEE, _("table fee")
+        SERVICE_FEE = settlement.SERVICE_FEE, _("service fee")
+        BOT_SEAT = settlement.BOT_SEAT, _("bot seat")
+        WAIVED = settlement.WAIVED, _("waived")
+        SHORTFALL = settlement.SHORTFALL, _("shortfall")
+        TITLE_POINTS = settlement.TITLE_POINTS, _("title points")
+        ADMIN_ADJUST = "admin_adjust", _("adjustment")
+        TITLE_ADJUST = "title_adjust", _("title adjustment")
+
+    class Account(models.TextChoices):
+        TABLE = "table", _("table points")
+        TITLE = "title", _("title points")
+
+    TITLE_KINDS = (Kind.TITLE_POINTS, Kind.TITLE_ADJUST)
+    ADJUST_KINDS = (Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
+    HANDLESS_KINDS = (Kind.GRANT, Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_entries",
+        help_text="empty: the house",
+    )
+    hand = models.ForeignKey(
+        "games.Hand",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="ledger_entries",
+    )
+    kind = models.CharField(max_length=24, choices=Kind.choices)
+    account = models.CharField(max_length=8, choices=Account.choices)
+    amount = models.BigIntegerField()
+    balance_after = models.BigIntegerField(null=True, blank=True)
+    reason = models.CharField(max_length=200, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name_plural = "ledger entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["hand", "user", "kind"], name="ledger_unique_hand_user_kind"
+            ),
+            models.UniqueConstraint(
+                fields=["hand", "kind"],
+                condition=Q(user__isnull=True),
+                name="ledger_unique_house_hand_kind",
+            ),
+            models.UniqueConstraint(
+                fields=["user"], condition=Q(kind="grant"), name="ledger_one_grant_per_user"
+            ),
+            models.CheckConstraint(condition=~Q(amount=0), name="ledger_amount_not_zero"),
+            models.CheckConstraint(
+                condition=Q(user__isnull=True, balance_after__isnull=True)
+                | Q(user__isnull=False, balance_after__isnull=False),
+                name="ledger_balance_after_iff_user",
+            ),
+            models.CheckConstraint(
+                condition=Q(account="title", kind__in=["title_points", "title_adjust"])
+                | (Q(account="table") & ~Q(kind__in=["title_points", "title_adjust"])),
+                name="ledger_account_matches_kind",
+            ),
+            models.CheckConstraint(
+                condition=Q(hand__isnull=False)
+                | Q(kind__in=["grant", "admin_adjust", "title_adjust"]),
+                name="ledger_hand_kinds_have_hand",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["admin_adjust", "title_adjust"]) | ~Q(reason=""),
+                name="ledger_adjust_has_reason",
+            ),
+        ]
+        indexes = [models.Index(fields=["user", "account", "id"], name="ledger_user_history")]
+
+    def __str__(self) -> str:
+        who = self.user_id or "house"
+        return f"{who} {self.kind} {self.amount:+d} (hand {self.hand_id})"
+
+
+class HandSettlement(models.Model):
+    """Marks a hand as settled, with every input of the arithmetic (fees included)."""
+
+    hand = models.OneToOneField(
+        "games.Hand", on_delete=models.PROTECT, primary_key=True, related_name="settlement"
+    )
+    outcome = models.JSONField()
+    ranked = models.BooleanField(help_text="title points and ratings moved (a ranked table)")
+    settled_at = models.DateTimeField(default=timezone.now)
+
+    def __str__(self) -> str:
+        return f"settlement of hand {self.hand_id}"
+
+
+class RatingChange(models.Model):
+    """A user's rating before and after one hand (the history the profile chart draws)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_changes"
+    )
+    hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, related_name="rating_changes")
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    ordinal_after = models.FloatField()
+    created_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["hand", "user"], name="rating_change_unique_hand_user")
+        ]
+        indexes = [models.Index(fields=["user", "id"], name="rating_change_user_history")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} rating after hand {self.hand_id}: {self.ordinal_after:.2f}"

@@ -1,0 +1,394 @@
+"""Every read of the ladder: leaderboards and ranks, profiles, a user's hands and histories.
+
+Leaderboards read `LadderProfile` through partial indexes (`ladder_board_*`, listed users
+only): a page is an index range (ORDER BY score DESC, user_id LIMIT/OFFSET) and a rank is one
+plus the count of strictly better rows (competition ranking: equal scores share a rank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db.models import Q, QuerySet, Sum
+from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
+
+from accounts.models import User
+from games.models import Hand, HandPlayer
+from ladder.errors import ApplicationError
+from ladder.models import LadderProfile, LedgerEntry, RatingChange
+from ladder.settlement import ruleset_name
+from ladder.titles import Title, title_for
+
+
+@dataclass(frozen=True)
+class Board:
+    code: str
+    field: str  # the LadderProfile column ranked on, high first
+
+
+BOARDS = {
+    "title": Board("title", "title_points"),
+    "rating": Board("rating", "rating_ordinal"),
+    "points": Board("points", "balance"),
+}
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    rank: int
+    user_id: int
+    username: str
+    display_name: str
+    score: float | int
+    title: Title
+    title_points: int
+    rating: float
+    balance: int
+
+
+@dataclass(frozen=True)
+class BoardPage:
+    board: str
+    page: int
+    page_size: int
+    total: int
+    rows: list[BoardRow]
+    viewer_rank: int | None
+    viewer_page: int | None
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def has_next(self) -> bool:
+        return self.page < self.num_pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.page > 1
+
+
+def board_get(code: str) -> Board:
+    board = BOARDS.get(code)
+    if board is None:
+        raise ApplicationError(
+            "board_unknown", f"no leaderboard {code!r} (title, rating, points)", board=code
+        )
+    return board
+
+
+def leaderboard_queryset(*, board: Board, now: datetime | None = None) -> QuerySet[LadderProfile]:
+    """The profiles a board lists, matching its partial index's condition."""
+    profiles = LadderProfile.objects.filter(listed=True)
+    if board.code == "rating":
+        now = now or timezone.now()
+        since = now - timedelta(days=settings.LADDER_RATING_ACTIVE_DAYS)
+        profiles = profiles.filter(rating_provisional=False, last_played_at__gte=since)
+    return profiles
+
+
+def leaderboard_page(
+    *, board: str, page: int = 1, viewer: User | None = None, page_size: int | None = None
+) -> BoardPage:
+    """One page of a leaderboard, best first, with ranks, and the viewer's own rank and page."""
+    spec = board_get(board)
+    size = page_size or settings.LADDER_PAGE_SIZE
+    now = timezone.now()
+    listed = leaderboard_queryset(board=spec, now=now)
+    total = listed.count()
+    page = max(1, page)
+    offset = (page - 1) * size
+    # Two steps, so that a deep page costs an index-only scan of the board's index: the page's
+    # (user id, score) in order, then those profiles and their users by primary key. Ranks come
+    # from the scores of the first step, one snapshot.
+    ranked = list(
+        listed.order_by(f"-{spec.field}", "user_id").values_list("user_id", spec.field)[
+            offset : offset + size
+        ]
+    )
+    profiles = LadderProfile.objects.select_related("user").in_bulk([pk for pk, _ in ranked])
+    rows = _ranked_rows(spec, ranked, profiles, offset, listed)
+    viewer_rank = viewer_page = None
+    if viewer is not None and viewer.is_authenticated:
+        position = _position(spec, listed, viewer.pk)
+        if position is not None:
+            viewer_rank, index = position
+            viewer_page = index // size + 1
+    return BoardPage(spec.code, page, size, total, rows, viewer_rank, viewer_page)
+
+
+def _ranked_rows(
+    spec: Board,
+    ranked: list[tuple[int, Any]],
+    profiles: dict[int, LadderProfile],
+    offset: int,
+    listed: QuerySet[LadderProfile],
+) -> list[BoardRow]:
+    """Competition ranks: a row's rank is 1 + the rows with a strictly better score. Within the
+    page that is its position unless it ties the row above; the first row of a later page
+    counts the better rows."""
+    rows: list[BoardRow] = []
+    previous: Any = None
+    rank = 0
+    for index, (user_id, score) in enumerate(ranked):
+        if index == 0:
+            rank = 1 + listed.filter(**{f"{spec.field}__gt": score}).count() if offset else 1
+        elif score != previous:
+            rank = offset + index + 1
+        previous = score
+        profile = profiles.get(user_id)
+        if profile is None:  # gone between the two reads
+            continue
+        rows.append(
+            BoardRow(
+                rank=rank,
+                user_id=user_id,
+                username=profile.user.username,
+                display_name=profile.user.display_name or profile.user.username,
+                score=score,
+                title=title_for(profile.title_points),
+                title_points=profile.title_points,
+                rating=profile.rating_ordinal,
+                balance=profile.balance,
+            )
+        )
+    return rows
+
+
+def _position(spec: Board, listed: QuerySet[LadderProfile], user_id: int) -> tuple[int, int] | None:
+    """(rank, 0-based index in the board's order) of a user, or None when not listed."""
+    score = listed.filter(user_id=user_id).values_list(spec.field, flat=True).first()
+    if score is None:
+        return None
+    better = listed.filter(**{f"{spec.field}__gt": score}).count()
+    tied_before = listed.filter(**{spec.field: score, "user_id__lt": user_id}).count()
+    return better + 1, better + tied_before
+
+
+def leaderboard_viewer(
+    *, board: str, user: User, page_size: int | None = None
+) -> tuple[int, int] | None:
+    """(rank, page) of the user on a board, or None when the board does not list them."""
+    spec = board_get(board)
+    size = page_size or settings.LADDER_PAGE_SIZE
+    position = _position(spec, leaderboard_queryset(board=spec), user.pk)
+    return None if position is None else (position[0], position[1] // size + 1)
+
+
+def leaderboard_rank(*, board: str, user: User) -> int | None:
+    """The user's rank on a board (1 = best; equal scores share a rank), None if not listed."""
+    spec = board_get(board)
+    position = _position(spec, leaderboard_queryset(board=spec), user.pk)
+    return None if position is None else position[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Players
+
+
+def player_get(*, username: str) -> User:
+    user = User.objects.filter(username=username).select_related("ladder").first()
+    if user is None or user.is_banned:
+        raise ApplicationError("player_not_found", f"no player {username!r}", username=username)
+    return user
+
+
+def player_profile(*, user: User) -> LadderProfile:
+    """The user's ladder profile; an unsaved default one (no grant written) if they have none."""
+    profile = LadderProfile.objects.filter(user=user).first()
+    return profile or LadderProfile(user=user)
+
+
+@dataclass(frozen=True)
+class HandRow:
+    hand_id: int
+    table_name: str
+    preset: str
+    seat: int
+    status: str
+    finished_at: datetime | None
+    won: bool | None
+    table_points: int
+    title_points: int
+    escaped: bool
+    replay_url: str
+
+
+def player_hands(*, user: User, limit: int = 20, offset: int = 0) -> list[HandRow]:
+    """The user's settled hands, latest first, with what each did to their points."""
+    seats = list(
+        HandPlayer.objects.filter(user=user, hand__settlement__isnull=False)
+        .select_related("hand__match__table", "hand__settlement")
+        .order_by("-hand__finished_at", "-hand_id")[offset : offset + limit]
+    )
+    hand_ids = [seat.hand_id for seat in seats]
+    sums: dict[tuple[int, str], int] = {}
+    for row in (
+        LedgerEntry.objects.filter(user=user, hand_id__in=hand_ids)
+        .values("hand_id", "account")
+        .annotate(total=Sum("amount"))
+    ):
+        sums[(row["hand_id"], row["account"])] = row["total"]
+    rows = []
+    for seat in seats:
+        hand = seat.hand
+        outcome = hand.settlement.outcome
+        winner = outcome.get("winner_side")
+        rows.append(
+            HandRow(
+                hand_id=hand.pk,
+                table_name=hand.match.table.name,
+                preset=ruleset_name(hand.ruleset or {}, hand.match.table.preset),
+                seat=seat.seat,
+                status=hand.status,
+                finished_at=hand.finished_at,
+                won=None if winner is None else seat.seat % 2 == winner,
+                table_points=sums.get((hand.pk, LedgerEntry.Account.TABLE), 0),
+                title_points=sums.get((hand.pk, LedgerEntry.Account.TITLE), 0),
+                escaped=seat.escaped or seat.absent_at_end,
+                replay_url=hand_replay_url(hand.pk),
+            )
+        )
+    return rows
+
+
+def player_hand_count(*, user: User) -> int:
+    return HandPlayer.objects.filter(user=user, hand__settlement__isnull=False).count()
+
+
+def hand_replay_url(hand_id: int) -> str:
+    """The hand's replay page once the games app names one (`replay`), else its API record."""
+    for name in ("games:replay", "replay"):
+        try:
+            return reverse(name, kwargs={"hand_id": hand_id})
+        except NoReverseMatch:
+            continue
+    return reverse("api-ladder:hand", kwargs={"hand_id": hand_id})
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    at: datetime
+    value: float
+
+
+def player_title_history(*, user: User, limit: int = 200) -> list[HistoryPoint]:
+    """Title points after each change, oldest first (the last `limit` changes)."""
+    rows = list(
+        LedgerEntry.objects.filter(user=user, account=LedgerEntry.Account.TITLE)
+        .order_by("-id")
+        .values_list("created_at", "balance_after")[:limit]
+    )
+    return [HistoryPoint(at, float(value or 0)) for at, value in reversed(rows)]
+
+
+def player_rating_history(*, user: User, limit: int = 200) -> list[HistoryPoint]:
+    """The rating ordinal after each rated hand, oldest first (the last `limit` hands)."""
+    rows = list(
+        RatingChange.objects.filter(user=user)
+        .order_by("-id")
+        .values_list("created_at", "ordinal_after")[:limit]
+    )
+    return [HistoryPoint(at, value) for at, value in reversed(rows)]
+
+
+def player_ledger(*, user: User, limit: int = 50, offset: int = 0) -> list[LedgerEntry]:
+    return list(
+        LedgerEntry.objects.filter(user=user)
+        .order_by("-id")
+        .select_related("hand")[offset : offset + limit]
+    )
+
+
+def hand_settlement_lines(*, hand_id: int) -> tuple[Hand, list[LedgerEntry]]:
+    hand = Hand.objects.select_related("match__table", "settlement").filter(pk=hand_id).first()
+    if hand is None:
+        raise ApplicationError("hand_not_found", f"no hand {hand_id}", hand_id=hand_id)
+    entries = list(
+        LedgerEntry.objects.filter(hand_id=hand_id).select_related("user").order_by("id")
+    )
+    return hand, entries
+
+
+# ---------------------------------------------------------------------------------------------
+# The proof that balances are what the ledger sums to
+
+
+@dataclass(frozen=True)
+class LedgerProblem:
+    user_id: int | None
+    what: str
+
+
+def ledger_problems() -> tuple[int, int, list[LedgerProblem]]:
+    """(users checked, entries checked, problems): every profile's balance and title points equal
+    its ledger sums, every entry's balance_after equals the running sum of its account, and every
+    hand's table-point entries (house included) sum to zero."""
+    problems: list[LedgerProblem] = []
+    sums: dict[tuple[int, str], int] = {}
+    for row in (
+        LedgerEntry.objects.filter(user__isnull=False)
+        .values("user_id", "account")
+        .annotate(total=Sum("amount"))
+    ):
+        sums[(row["user_id"], row["account"])] = row["total"]
+    users = 0
+    for user_id, balance, title_points in LadderProfile.objects.values_list(
+        "user_id", "balance", "title_points"
+    ).iterator(chunk_size=5000):
+        users += 1
+        table_sum = sums.pop((user_id, LedgerEntry.Account.TABLE), 0)
+        title_sum = sums.pop((user_id, LedgerEntry.Account.TITLE), 0)
+        if balance != table_sum:
+            problems.append(LedgerProblem(user_id, f"balance {balance} ≠ ledger sum {table_sum}"))
+        if title_points != title_sum:
+            problems.append(
+                LedgerProblem(user_id, f"title points {title_points} ≠ ledger sum {title_sum}")
+            )
+    for (user_id, account), total in sums.items():
+        problems.append(LedgerProblem(user_id, f"{account} ledger sum {total} but no profile"))
+    problems += _running_balance_problems()
+    problems += _unbalanced_hands()
+    entries = LedgerEntry.objects.count()
+    return users, entries, problems
+
+
+def _running_balance_problems() -> list[LedgerProblem]:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            """
+            SELECT user_id, id, balance_after, running FROM (
+                SELECT user_id, id, balance_after,
+                       SUM(amount) OVER (PARTITION BY user_id, account ORDER BY id) AS running
+                FROM ladder_ledgerentry WHERE user_id IS NOT NULL
+            ) AS chain
+            WHERE balance_after <> running
+            ORDER BY id
+            LIMIT 1000
+            """
+        )
+        return [
+            LedgerProblem(user_id, f"entry {entry_id}: balance_after {after} ≠ running sum {run}")
+            for user_id, entry_id, after, run in cursor.fetchall()
+        ]
+
+
+def _unbalanced_hands() -> list[LedgerProblem]:
+    unbalanced = (
+        LedgerEntry.objects.filter(hand__isnull=False, account=LedgerEntry.Account.TABLE)
+        .values("hand_id")
+        .annotate(total=Sum("amount"))
+        .filter(~Q(total=0))
+        .values_list("hand_id", "total")[:1000]
+    )
+    return [
+        LedgerProblem(None, f"hand {hand_id}: table-point entries sum to {total}, not 0")
+        for hand_id, total in unbalanced
+    ]

@@ -1,0 +1,353 @@
+"""Every write of the ladder: profiles and grants, hand settlement, ratings, adjustments.
+
+All services are atomic and lock what they change: the hand row first (settlement), then the
+ladder profiles in user-id order, so two writers never deadlock and never interleave.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from accounts.models import User
+from games.models import Hand, HandPlayer
+from ladder import rating as rating_math
+from ladder.errors import ApplicationError
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
+from ladder.settlement import (
+    FeeSchedule,
+    HandOutcome,
+    Line,
+    SeatState,
+    outcome_as_json,
+    outcome_from_record,
+    settle_hand,
+)
+
+Kind = LedgerEntry.Kind
+Account = LedgerEntry.Account
+
+
+@dataclass(frozen=True)
+class SettlementResult:
+    hand_id: int
+    created: bool  # False: the hand was settled before and nothing was written
+    entries: list[LedgerEntry]
+    rating_changes: list[RatingChange]
+
+
+def fee_schedule() -> FeeSchedule:
+    return FeeSchedule(
+        winner_fee=settings.LADDER_WINNER_FEE,
+        table_fee=settings.LADDER_TABLE_FEE,
+        service_percent=settings.LADDER_SERVICE_FEE_PERCENT,
+        fixed_escape=settings.LADDER_FIXED_ESCAPE_PENALTY,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Profiles
+
+
+@transaction.atomic
+def ladder_profile_open(*, user: User) -> LadderProfile:
+    """The user's ladder profile, created with its sign-up grant the first time (idempotent)."""
+    return _profiles_locked([user.pk])[user.pk]
+
+
+def _profiles_locked(user_ids: Iterable[int]) -> dict[int, LadderProfile]:
+    """Lock the users' profiles in id order, opening (with the grant) any that do not exist.
+
+    Precondition: inside a transaction.
+    """
+    ids = sorted(set(user_ids))
+    if not ids:
+        return {}
+    LadderProfile.objects.bulk_create(
+        [LadderProfile(user_id=user_id) for user_id in ids], ignore_conflicts=True
+    )
+    profiles = {
+        profile.user_id: profile
+        for profile in LadderProfile.objects.select_for_update()
+        .filter(user_id__in=ids)
+        .order_by("user_id")
+    }
+    grant = settings.LADDER_SIGNUP_GRANT
+    if grant > 0:
+        granted = set(
+            LedgerEntry.objects.filter(user_id__in=ids, kind=Kind.GRANT).values_list(
+                "user_id", flat=True
+            )
+        )
+        to_grant = [user_id for user_id in ids if user_id not in granted]
+        now = timezone.now()
+        LedgerEntry.objects.bulk_create(
+            [_entry(profiles[pk], kind=Kind.GRANT, amount=grant, now=now) for pk in to_grant]
+        )
+        for user_id in to_grant:
+            profiles[user_id].save(update_fields=["balance"])
+    return profiles
+
+
+def _entry(
+    profile: LadderProfile,
+    *,
+    kind: str,
+    amount: int,
+    now: datetime,
+    hand: Hand | None = None,
+    reason: str = "",
+    by: User | None = None,
+) -> LedgerEntry:
+    """A ledger row for `profile`, moving the profile's balance with it (not yet saved)."""
+    if kind in LedgerEntry.TITLE_KINDS:
+        account = Account.TITLE
+        profile.title_points += amount
+        after = profile.title_points
+    else:
+        account = Account.TABLE
+        profile.balance += amount
+        after = profile.balance
+    return LedgerEntry(
+        user_id=profile.user_id,
+        hand=hand,
+        kind=kind,
+        account=account,
+        amount=amount,
+        balance_after=after,
+        reason=reason,
+        created_by=by,
+        created_at=now,
+    )
+
+
+@transaction.atomic
+def ladder_profile_set_listed(*, user: User, listed: bool) -> LadderProfile:
+    """Show or hide the user on the leaderboards (hidden while banned)."""
+    profile = _profiles_locked([user.pk])[user.pk]
+    if profile.listed != listed:
+        profile.listed = listed
+        profile.save(update_fields=["listed"])
+    return profile
+
+
+# ---------------------------------------------------------------------------------------------
+# Adjustments
+
+
+@transaction.atomic
+def ladder_points_adjust(
+    *, user: User, account: str, amount: int, reason: str, by: User | None
+) -> LedgerEntry:
+    """Move a user's table points (`account="table"`) or title points (`"title"`) by a ledger
+    entry with a reason; never below 0. The only way staff change a balance."""
+    reason = reason.strip()
+    if not reason:
+        raise ApplicationError("reason_required", "an adjustment needs a reason")
+    if amount == 0:
+        raise ApplicationError("amount_zero", "an adjustment of 0 changes nothing")
+    if account not in (Account.TABLE, Account.TITLE):
+        raise ApplicationError("account_invalid", f"no account {account!r}", account=account)
+    profile = _profiles_locked([user.pk])[user.pk]
+    current = profile.balance if account == Account.TABLE else profile.title_points
+    if current + amount < 0:
+        raise ApplicationError(
+            "balance_negative",
+            f"{current} {account} points cannot go down by {-amount}",
+            balance=current,
+        )
+    kind = Kind.ADMIN_ADJUST if account == Account.TABLE else Kind.TITLE_ADJUST
+    entry = _entry(profile, kind=kind, amount=amount, now=timezone.now(), reason=reason, by=by)
+    entry.save()
+    profile.save(update_fields=["balance", "title_points"])
+    return entry
+
+
+# ---------------------------------------------------------------------------------------------
+# Settlement
+
+
+@transaction.atomic
+def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
+    """Settle a finished hand: ledger rows, balances, title points, ratings, counters.
+
+    Call it inside the transaction that records the hand's result (it takes the hand row lock
+    itself; holding it already is fine). Idempotent: a hand settled before is left as it is and
+    the call writes nothing (`created` False). Bot seats (`HandPlayer.user` empty) get no rows.
+    """
+    hand = (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("match__table")
+        .filter(pk=hand_id)
+        .first()
+    )
+    if hand is None:
+        raise ApplicationError("hand_not_found", f"no hand {hand_id}", hand_id=hand_id)
+    if HandSettlement.objects.filter(hand_id=hand_id).exists():
+        return SettlementResult(
+            hand_id=hand_id,
+            created=False,
+            entries=list(LedgerEntry.objects.filter(hand_id=hand_id).order_by("id")),
+            rating_changes=list(RatingChange.objects.filter(hand_id=hand_id).order_by("id")),
+        )
+    players = _hand_players(hand)
+    outcome = outcome_from_record(
+        status=hand.status,
+        result=hand.result,
+        ruleset=hand.ruleset or {},
+        stake=hand.match.table.stake,
+        dealer=hand.dealer,
+        hand_levels=hand.levels,
+        hand_wrapped=getattr(hand, "wrapped", None),  # a column the games app adds later
+        escaped_seats=[p.seat for p in players.values() if p.escaped],
+        absent_seats=[p.seat for p in players.values() if p.absent_at_end],
+        fees=fee_schedule(),
+    )
+    ranked = hand.match.table.ranked
+    profiles = _profiles_locked(p.user_id for p in players.values() if p.user_id)
+    now = timezone.now()
+    lines = settle_hand(outcome, _seat_states(players, profiles))
+    if not ranked:
+        lines = [line for line in lines if not line.is_title]
+    entries = _entries_for(lines, hand, players, profiles, now)
+    LedgerEntry.objects.bulk_create(entries)
+    changes = _apply_ratings(outcome, hand, players, profiles, now) if ranked else []
+    RatingChange.objects.bulk_create(changes)
+    _count_hand(outcome, players, profiles, now)
+    for profile in profiles.values():
+        profile.save()
+    HandSettlement.objects.create(
+        hand=hand, outcome=outcome_as_json(outcome), ranked=ranked, settled_at=now
+    )
+    return SettlementResult(hand_id=hand.pk, created=True, entries=entries, rating_changes=changes)
+
+
+def _hand_players(hand: Hand) -> dict[int, HandPlayer]:
+    players = {p.seat: p for p in HandPlayer.objects.filter(hand=hand)}
+    if sorted(players) != [0, 1, 2, 3]:
+        raise ApplicationError(
+            "seats_incomplete", f"hand {hand.pk} has seats {sorted(players)}", hand_id=hand.pk
+        )
+    users = [p.user_id for p in players.values() if p.user_id]
+    if len(users) != len(set(users)):
+        raise ApplicationError(
+            "duplicate_player", f"a user holds two seats of hand {hand.pk}", hand_id=hand.pk
+        )
+    return players
+
+
+def _seat_states(
+    players: dict[int, HandPlayer], profiles: dict[int, LadderProfile]
+) -> dict[int, SeatState]:
+    states = {}
+    for seat, player in players.items():
+        if player.user_id is None:
+            states[seat] = SeatState(human=False)
+        else:
+            profile = profiles[player.user_id]
+            states[seat] = SeatState(
+                human=True, balance=profile.balance, title_points=profile.title_points
+            )
+    return states
+
+
+def _entries_for(
+    lines: list[Line],
+    hand: Hand,
+    players: dict[int, HandPlayer],
+    profiles: dict[int, LadderProfile],
+    now: datetime,
+) -> list[LedgerEntry]:
+    entries = []
+    for line in lines:
+        if line.seat is None:
+            entries.append(
+                LedgerEntry(
+                    user=None,
+                    hand=hand,
+                    kind=line.kind,
+                    account=Account.TITLE if line.is_title else Account.TABLE,
+                    amount=line.amount,
+                    created_at=now,
+                )
+            )
+        else:
+            profile = profiles[players[line.seat].user_id]  # type: ignore[index]
+            entries.append(_entry(profile, kind=line.kind, amount=line.amount, now=now, hand=hand))
+    return entries
+
+
+def _apply_ratings(
+    outcome: HandOutcome,
+    hand: Hand,
+    players: dict[int, HandPlayer],
+    profiles: dict[int, LadderProfile],
+    now: datetime,
+) -> list[RatingChange]:
+    if outcome.kind == "void":
+        return []
+    seats = {}
+    for seat, player in players.items():
+        profile = profiles.get(player.user_id) if player.user_id else None
+        seats[seat] = rating_math.RatedSeat(
+            rating=None
+            if profile is None
+            else rating_math.Rating(profile.rating_mu, profile.rating_sigma),
+            bot_played=rating_math.bot_played(player.turns, player.auto_turns),
+        )
+    if outcome.kind == "normal":
+        moved = rating_math.rate_hand(seats, outcome.winner_side or 0)
+    else:
+        moved = rating_math.rate_escape(seats, outcome.escaper_seat or 0)
+    changes = []
+    threshold = settings.LADDER_RATING_PROVISIONAL_SIGMA
+    for seat, new in sorted(moved.items()):
+        profile = profiles[players[seat].user_id]  # type: ignore[index]
+        changes.append(
+            RatingChange(
+                user_id=profile.user_id,
+                hand=hand,
+                mu_before=profile.rating_mu,
+                sigma_before=profile.rating_sigma,
+                mu_after=new.mu,
+                sigma_after=new.sigma,
+                ordinal_after=new.ordinal,
+                created_at=now,
+            )
+        )
+        profile.rating_mu = new.mu
+        profile.rating_sigma = new.sigma
+        profile.rating_ordinal = new.ordinal
+        profile.rating_provisional = rating_math.is_provisional(new.sigma, threshold)
+        profile.rated_hands += 1
+    return changes
+
+
+def _count_hand(
+    outcome: HandOutcome,
+    players: dict[int, HandPlayer],
+    profiles: dict[int, LadderProfile],
+    now: datetime,
+) -> None:
+    """Hands played and won count hands played to the end; escapes count the escaper and the
+    players absent at the end (charged as escapers)."""
+    if outcome.kind == "void":
+        return
+    for seat, player in players.items():
+        if player.user_id is None:
+            continue
+        profile = profiles[player.user_id]
+        profile.last_played_at = now
+        if outcome.kind == "normal":
+            profile.hands_played += 1
+            if seat % 2 == outcome.winner_side:
+                profile.hands_won += 1
+            if seat in outcome.absent_seats:
+                profile.escapes += 1
+        elif seat == outcome.escaper_seat:
+            profile.escapes += 1

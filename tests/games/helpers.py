@@ -1,0 +1,65 @@
+"""Building tables and driving hands in tests, through the services only."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from accounts.models import User
+from games import services
+from games.engine import legal_actions
+from games.handstate import load_state
+from games.models import Hand, Table
+
+FAST = {"play_seconds": 30, "bury_seconds": 30, "bid_window_seconds": 0, "deal_interval_ms": 0}
+
+
+def make_users(n: int = 4, prefix: str = "player") -> list[User]:
+    return [User.objects.create_user(f"{prefix}{i}", password="pw-long-enough-1") for i in range(n)]
+
+
+def make_table(creator: User, **options: Any) -> Table:
+    settings = {**FAST, **options}
+    return services.table_create(creator=creator, name="test table", **settings)
+
+
+def seat_all(table: Table, users: list[User]) -> Hand:
+    for index, user in enumerate(users):
+        services.seat_take(table_id=table.pk, user=user, index=index)
+    hand = None
+    for user in users:
+        hand = services.seat_ready(table_id=table.pk, user=user) or hand
+    assert hand is not None
+    return hand
+
+
+def fresh(hand: Hand) -> Hand:
+    return Hand.objects.get(pk=hand.pk)
+
+
+def advance(hand: Hand) -> bool:
+    hand = fresh(hand)
+    return services.hand_advance(hand_id=hand.pk, seq=hand.seq)
+
+
+def deal_and_close(hand: Hand) -> Hand:
+    """Draw every card (deal interval 0), then close the bid window (window 0 s)."""
+    while load_state(fresh(hand)).phase in ("dealing", "bidding"):
+        assert advance(hand)
+    return fresh(hand)
+
+
+def act_as_bot_would(hand: Hand, users: list[User]) -> str:
+    """The seat in turn plays the first legal action the engine offers, through hand_act."""
+    hand = fresh(hand)
+    state = load_state(hand)
+    seat = state.to_act
+    assert seat is not None
+    text = str(legal_actions(state, seat)[0])
+    services.hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
+    return text
+
+
+def play_out(hand: Hand, users: list[User]) -> Hand:
+    while fresh(hand).status == Hand.Status.PLAYING:
+        act_as_bot_would(hand, users)
+    return fresh(hand)

@@ -1,0 +1,224 @@
+"""Four players and a spectator on real sockets (Channels over Redis, PostgreSQL, a Celery
+worker for the deadlines): a whole hand to its settlement, and nothing leaks."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from games import services
+from games.engine import Trump, format_cards, legal_follow, parse_cards, replay
+from games.handstate import action_texts, record_for
+from games.models import Hand, Seat
+from ladder.models import HandSettlement
+from shengji_site.asgi import application
+from tests.games.helpers import make_table, make_users
+
+pytestmark = [pytest.mark.django_db(transaction=True)]
+TIMEOUT = 15
+
+
+def session_headers(user: Any | None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
+    return headers
+
+
+class Peer:
+    """One socket: keeps every frame, and the newest hand view it was sent."""
+
+    def __init__(self, name: str, communicator: WebsocketCommunicator) -> None:
+        self.name = name
+        self.socket = communicator
+        self.frames: list[dict[str, Any]] = []
+        self.seq = -1
+        self.view: dict[str, Any] | None = None
+
+    async def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        frame = await self.socket.receive_json_from(timeout=timeout)
+        self.frames.append(frame)
+        hand = frame.get("hand") if frame["type"] == "state" else frame
+        if frame["type"] in {"state", "view"} and hand and hand.get("seq", -1) >= self.seq:
+            self.seq, self.view = hand["seq"], hand["view"]
+        return frame
+
+    async def until(self, test: Any, timeout: float = TIMEOUT) -> dict[str, Any]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise AssertionError(f"{self.name}: nothing matched; last {self.frames[-3:]}")
+            frame = await self.receive(remaining)
+            if test(frame):
+                return frame
+
+    async def drain(self) -> None:
+        while not await self.socket.receive_nothing(timeout=0.05):
+            await self.receive()
+
+
+async def connect(table_id: int, user: Any | None, name: str) -> Peer:
+    headers = await database_sync_to_async(session_headers)(user)
+    communicator = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=headers)
+    connected, _ = await communicator.connect()
+    assert connected
+    peer = Peer(name, communicator)
+    await peer.until(lambda f: f["type"] == "state")
+    return peer
+
+
+def choose(view: dict[str, Any]) -> tuple[str, str]:
+    """What a careful player does from its own view only: bury 8, lead one, follow legally."""
+    hand = parse_cards(view["hand"])
+    if view["phase"] == "burying":
+        return "bury", format_cards(hand[:8])
+    trick = view["trick"]
+    if not trick or not trick["plays"]:
+        return "play", format_cards(hand[:1])
+    trump = Trump(view["trump"]["level"], view["trump"]["suit"])
+    lead = parse_cards(trick["plays"][0]["cards"])
+    return "play", format_cards(legal_follow(hand, lead, trump))
+
+
+def setup_table() -> tuple[list[Any], int]:
+    users = make_users()
+    table = make_table(users[0], bury_seconds=60, play_seconds=60)
+    for index, user in enumerate(users):
+        services.seat_take(table_id=table.pk, user=user, index=index)
+    return users, table.pk
+
+
+async def start_hand(peers: list[Peer], table_id: int) -> None:
+    for peer in peers:
+        await peer.socket.send_json_to({"type": "ready"})
+    # The worker's deadline task deals all 100 cards and closes the bid window (both 0 here).
+    for peer in peers:
+        await peer.until(lambda f: f["type"] == "view" and f["view"]["phase"] == "burying")
+
+
+def whose_turn(peers: list[Peer]) -> Peer:
+    for peer in peers:
+        view = peer.view
+        if view and view["to_act"] == view["seat"] and view["phase"] in {"burying", "playing"}:
+            return peer
+    raise AssertionError("nobody is to act")
+
+
+async def test_four_sockets_play_a_hand_to_its_settlement_and_nothing_leaks(
+    celery_worker: object,
+) -> None:
+    users, table_id = await database_sync_to_async(setup_table)()
+    peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
+    watcher = await connect(table_id, None, "spectator")
+    await start_hand(peers, table_id)
+    hand_id = await database_sync_to_async(services.playing_hand_id)(table_id=table_id)
+
+    # An out-of-turn play and a stale seq go to their sender only, with a stable code.
+    actor = whose_turn(peers)
+    other = peers[(peers.index(actor) + 1) % 4]
+    await other.socket.send_json_to(
+        {"type": "play", "seq": other.seq, "cards": other.view["hand"].split()[0]}
+    )
+    assert (await other.until(lambda f: f["type"] == "error"))["code"] in {
+        "not_your_turn",
+        "wrong_phase",
+    }
+    kind, cards = choose(actor.view)
+    await actor.socket.send_json_to({"type": kind, "seq": actor.seq - 1, "cards": cards})
+    assert (await actor.until(lambda f: f["type"] == "error"))["code"] == "stale_seq"
+
+    while True:
+        actor = whose_turn(peers)
+        kind, cards = choose(actor.view)
+        seq = actor.seq
+        await actor.socket.send_json_to({"type": kind, "seq": seq, "cards": cards})
+        for peer in peers:
+            await peer.until(lambda f, p=peer, s=seq: f["type"] in {"view", "state"} and p.seq > s)
+        if actor.view["phase"] == "finished":
+            break
+    for peer in [*peers, watcher]:
+        await peer.drain()
+
+    hand = await database_sync_to_async(Hand.objects.get)(pk=hand_id)
+    assert hand.status == Hand.Status.FINISHED
+    assert await database_sync_to_async(HandSettlement.objects.filter(hand=hand).exists)()
+    record = await database_sync_to_async(lambda: record_for(hand, action_texts(hand)))()
+    states = list(replay(record))
+    for seat, peer in enumerate(peers):
+        views = [f for f in peer.frames if f["type"] == "view"]
+        assert len(views) > 25
+        for frame in views:
+            assert frame["view"]["seat"] == seat
+            truth = states[frame["seq"]].view_for(seat)
+            assert frame["view"] == truth  # exactly the seat's own view, nothing more
+    spectator_views = [f for f in watcher.frames if f["type"] == "view"]
+    assert spectator_views and all("hand" not in f["view"] for f in spectator_views)
+    assert all(f["view"] == states[f["seq"]].view_public() for f in spectator_views)
+    for peer in [*peers, watcher]:
+        await peer.socket.disconnect()
+
+
+async def test_a_disconnected_player_is_played_by_the_bot_and_takes_the_seat_back(
+    celery_worker: object, settings: Any
+) -> None:
+    settings.SHENGJI_DISCONNECT_GRACE_S = 1
+    settings.SHENGJI_BOT_DELAY_MS = 50
+    users, table_id = await database_sync_to_async(setup_table)()
+    peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
+    await start_hand(peers, table_id)
+    dealer = whose_turn(peers)
+    index = peers.index(dealer)
+    await dealer.socket.disconnect()
+
+    # After the grace period the bot buries for the absent dealer; everyone sees it.
+    watcher = peers[(index + 1) % 4]
+    await watcher.until(
+        lambda f: f["type"] == "view" and f["view"]["phase"] == "playing", timeout=TIMEOUT
+    )
+    seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, index=index)
+    assert seat.bot and not seat.connected
+    assert any(
+        f["type"] == "state" and any("bot plays seat" in (c["text"]) for c in f["chat"])
+        for f in watcher.frames
+    )
+    auto = await database_sync_to_async(
+        lambda: list(
+            Hand.objects.get(match__table_id=table_id, status="playing")
+            .actions.filter(auto=True)
+            .values_list("text", flat=True)
+        )
+    )()
+    assert auto and auto[0].startswith(f"bury {index}")
+
+    back = await connect(table_id, users[index], "back")
+    assert back.view is not None and back.view["seat"] == index  # the current view at once
+    seat = await database_sync_to_async(Seat.objects.get)(table_id=table_id, index=index)
+    assert not seat.bot and seat.connected
+    await back.socket.disconnect()
+    for peer in peers:
+        if peer is not dealer:
+            await peer.socket.disconnect()
+
+
+async def test_bad_messages_get_errors_and_the_socket_lives(celery_worker: object) -> None:
+    users, table_id = await database_sync_to_async(setup_table)()
+    peer = await connect(table_id, users[0], "seat 0")
+    for raw in ["not json", "[]", '{"type": 5}', '{"type": "__init__"}', "x" * 5000]:
+        await peer.socket.send_to(text_data=raw)
+        error = await peer.until(lambda f: f["type"] == "error")
+        assert error["code"] in {"bad_message", "unknown_type"}
+    await peer.socket.send_json_to({"type": "play", "seq": "1", "cards": "AS"})
+    assert (await peer.until(lambda f: f["type"] == "error"))["code"] == "bad_message"
+    await peer.socket.send_json_to({"type": "play", "seq": 0, "cards": "AS"})
+    assert (await peer.until(lambda f: f["type"] == "error"))["code"] == "no_hand"
+    await peer.socket.send_json_to({"type": "ping"})
+    assert (await peer.until(lambda f: f["type"] in {"pong", "error"}))["type"] == "pong"
+    await peer.socket.disconnect()
