@@ -334,6 +334,7 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
     _check_fresh(hand, seq)
     seats = _hand_seats(hand)
     state = load_state(hand)
+    throws_before = len(state.failed_throws)
     now = db_now()
     logged = _catch_up_deal(hand, state, now)
     try:
@@ -343,6 +344,7 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
         raise ApplicationError.from_engine(error) from None
     logged.append((seat, str(action), False))
     _log_actions(hand, logged)
+    _system_lines(hand, state, logged, throws_before)
     _after_change(hand, state, now, seats)
     return hand
 
@@ -393,6 +395,7 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
         return False
     seats = _hand_seats(hand)
     state = load_state(hand)
+    throws_before = len(state.failed_throws)
     logged = _catch_up_deal(hand, state, now)
     if state.phase == DEALING:
         logged += _bot_bids(state, seats)
@@ -409,6 +412,7 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
         state.apply(text)
         logged.append((seat, text, True))
     _log_actions(hand, logged)
+    _system_lines(hand, state, logged, throws_before)
     _after_change(hand, state, now, seats)
     return True
 
@@ -450,6 +454,34 @@ def _log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None
     )
     hand.seq = first + len(logged)
     _count_turns(hand, logged)
+
+
+def _system_lines(
+    hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], throws_before: int
+) -> None:
+    """Chat lines everyone may read: bids and failed throws (never a hidden card)."""
+    lines = [
+        f"seat {seat} bids {text.split(' ', 2)[2]}"
+        for seat, text, _ in logged
+        if text.startswith("bid ")
+    ]
+    for failed in state.failed_throws[throws_before:]:
+        shown = failed.to_dict()
+        if failed.result == "forced":
+            lines.append(
+                f"seat {failed.seat}'s throw {shown['attempted']} fails: "
+                f"{shown['played']} is played instead"
+            )
+        else:
+            lines.append(f"seat {failed.seat}'s throw fails and is taken back")
+    for line in lines:
+        system_line(hand.match.table_id, line)
+
+
+def system_line(table_id: int, text: str) -> None:
+    line = ChatLine.objects.create(table_id=table_id, system=True, text=text[:CHAT_MAX])
+    payload = {"user": None, "text": line.text, "system": True, "at": line.created_at.isoformat()}
+    transaction.on_commit(lambda: realtime.chat(table_id, payload))
 
 
 def _count_turns(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:

@@ -8,7 +8,7 @@ from games import services
 from games.engine import HandRecord, replay_final
 from games.errors import ApplicationError
 from games.handstate import action_texts, forget_states, load_state, record_for
-from games.models import Action, AdminLog, Hand, HandPlayer, Seat, Table
+from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
 from ladder.models import HandSettlement, LedgerEntry
 from tests.games.helpers import (
     act_as_bot_would,
@@ -142,8 +142,7 @@ def test_a_bid_made_while_cards_arrive_is_not_stale() -> None:
     assert hand.seq == seen + 100
     state = load_state(hand)
     bids = [(seat, b) for seat in range(4) for b in state.legal_actions(seat)]
-    if not bids:
-        pytest.skip("this deal holds no level card to bid with")  # never with seed-less deals?
+    assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
     seat, bid = bids[0]
     services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=seen)
     assert Action.objects.filter(hand=hand, text=str(bid)).exists()
@@ -215,3 +214,52 @@ def test_state_rebuilt_from_the_log_equals_the_cached_state() -> None:
     cached = load_state(hand).view_all()
     forget_states()
     assert load_state(hand).view_all() == cached
+
+
+def test_when_the_four_change_a_new_match_starts_at_level_two() -> None:
+    users, table, hand = start_hand()
+    play_out(deal_and_close(hand), users)
+    services.seat_leave(table_id=table.pk, user=users[3])
+    newcomer = make_users(1, prefix="newcomer")[0]
+    services.seat_take(table_id=table.pk, user=newcomer, index=3)
+    second = None
+    for user in [*users[:3], newcomer]:
+        second = services.seat_ready(table_id=table.pk, user=user) or second
+    assert second is not None
+    assert second.match_id != hand.match_id and second.number == 1
+    assert second.levels == ["2", "2"] and second.dealer is None
+    old = fresh(hand).match
+    assert old.ended_at is not None
+
+
+def test_a_player_still_away_at_the_end_is_settled_then_charged_as_an_escaper() -> None:
+    users, table, hand = start_hand()
+    services.seat_connected(table_id=table.pk, user=users[1], channel_name="socket-1")
+    seat = services.seat_disconnected(channel_name="socket-1")
+    assert seat is not None and not seat.connected
+    assert services.seat_takeover(seat_id=seat.pk, since=seat.disconnected_at.isoformat())
+    assert not services.seat_takeover(seat_id=seat.pk, since="2000-01-01T00:00:00+00:00")
+    hand = play_out(deal_and_close(hand), users)
+    away = HandPlayer.objects.get(hand=hand, seat=1)
+    assert away.absent_at_end and not away.escaped
+    kinds = set(LedgerEntry.objects.filter(hand=hand, user=users[1]).values_list("kind", flat=True))
+    assert "escape_penalty" in kinds
+    partner = set(
+        LedgerEntry.objects.filter(hand=hand, user=users[3]).values_list("kind", flat=True)
+    )
+    assert "escape_penalty" not in partner
+
+
+def test_bids_and_results_become_system_lines() -> None:
+    users = make_users()
+    table = make_table(users[0], bid_window_seconds=60)
+    hand = seat_all(table, users)
+    assert advance(hand)
+    hand = fresh(hand)
+    state = load_state(hand)
+    bids = [(seat, b) for seat in range(4) for b in state.legal_actions(seat)]
+    assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
+    seat, bid = bids[0]
+    services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
+    cards = str(bid).split(" ", 2)[2]
+    assert ChatLine.objects.filter(table=table, system=True, text=f"seat {seat} bids {cards}")
