@@ -119,8 +119,12 @@ def _parse(text: str) -> Action:
 
 
 def as_action(action: Action | str) -> Action:
-    """Accept either form."""
-    return action if isinstance(action, Action) else parse_action(action)
+    """Accept either form; anything else is an ``invalid_action``."""
+    if isinstance(action, Action):
+        return action
+    if not isinstance(action, str):
+        raise InvalidActionError(repr(action), "an action is text or an Action")
+    return parse_action(action)
 
 
 def action_texts(actions: list[Action]) -> list[str]:

@@ -418,16 +418,20 @@ class HandState:
         if action.kind in SERVER_KINDS:
             if seat is not None:
                 raise IllegalActionError(SERVER_ONLY, str(action))
+            if action.seat is not None or action.cards:
+                raise InvalidActionError(str(action), f"{action.kind} takes no seat and no cards")
             return
         if action.kind not in SEAT_KINDS:
             raise InvalidActionError(str(action), f"unknown action {action.kind!r}")
-        if action.seat not in (0, 1, 2, 3):
+        if type(action.seat) is not int or action.seat not in (0, 1, 2, 3):
             raise IllegalActionError(WRONG_SEAT, f"seat {action.seat!r} in {action}")
         if seat is not None and seat != action.seat:
             raise IllegalActionError(WRONG_SEAT, f"seat {seat} sent {action}")
         cards = action.cards
         if cards and (min(cards) < 0 or max(cards) > BIG_JOKER):
             raise InvalidActionError(f"{action.kind} {action.seat} {cards}", "card ids run 0..53")
+        if action.kind == LEAVE and cards:
+            raise InvalidActionError(str(action), "leave takes no cards")
 
     def _need_phase(self, *phases: str) -> None:
         if self.phase not in phases:
@@ -629,7 +633,7 @@ class HandState:
             multiplier = kitty_multiplier(lead, self.trump, policy)
         else:
             winning = last.plays[(last.winner - last.leader) % 4]
-            multiplier = kitty_multiplier(winning, self.trump, policy, lead=lead)
+            multiplier = kitty_multiplier(winning, self.trump, policy)
         return multiplier, multiplier * points(self.buried)
 
     def _played_result(self) -> HandResult:
@@ -644,6 +648,7 @@ class HandState:
         next_dealer = (self.dealer + (2 if side == DEFENDERS else 1)) % 4
         return self._result(
             outcome=PLAYED,
+            kitty_points=points(self.buried),
             winner=side,
             winning_team=winning_team,
             winning_seats=(winning_team, winning_team + 2),
@@ -688,6 +693,7 @@ class HandState:
             attacker_points=max(0, self.attacker_points + self.penalty_points),
             kitty_multiplier=0,
             kitty_bonus=0,
+            kitty_points=0,  # the kitty stays hidden: not even its points (D19)
             levels_after=self.levels,
             wrapped_after=self.wrapped,
             passed_ace=None,
@@ -710,7 +716,6 @@ class HandState:
             ratio_level="A" if any(self.wrapped) else highest,
             trick_points=self.attacker_points,
             defender_points=self.defender_points,
-            kitty_points=points(self.buried),
             penalty_points=self.penalty_points,
             failed_throws=tuple(self.failed_throws),
             escaper=self.escaper,
@@ -778,11 +783,13 @@ def new_hand(
 def _check_setup(
     levels: tuple[str, str], dealer: int | None, wrapped: tuple[bool, bool], rules: RuleSet
 ) -> None:
-    if len(levels) != 2 or any(level not in RANKS or len(level) != 1 for level in levels):
+    if len(levels) != 2 or any(
+        not isinstance(level, str) or level not in RANKS or len(level) != 1 for level in levels
+    ):
         raise InvalidSetupError(f"levels {levels!r} are not two ranks 2..A")
-    if len(wrapped) != 2:
+    if len(wrapped) != 2 or any(type(flag) is not bool for flag in wrapped):
         raise InvalidSetupError(f"wrapped {wrapped!r} is not two flags")
-    if dealer is not None and dealer not in (0, 1, 2, 3):
+    if dealer is not None and (type(dealer) is not int or dealer not in (0, 1, 2, 3)):
         raise InvalidSetupError(f"dealer {dealer!r} is not a seat 0..3 or None")
     if dealer is None and rules.level_source == "team" and levels[0] != levels[1]:
         raise InvalidSetupError("a first hand (no dealer yet) needs both teams at one level")

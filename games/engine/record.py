@@ -63,10 +63,10 @@ class HandRecord:
             decks = data.get("decks")
             return cls(
                 rules=RuleSet.from_dict(data["rules"]),
-                seed=int(data["seed"]),
+                seed=_whole(data["seed"], "seed"),
                 levels=(data["levels"][0], data["levels"][1]),
                 dealer=data.get("dealer"),
-                wrapped=(bool(data["wrapped"][0]), bool(data["wrapped"][1])),
+                wrapped=(_flag(data["wrapped"][0]), _flag(data["wrapped"][1])),
                 actions=tuple(str(a) for a in data["actions"]),
                 decks=None if decks is None else tuple(tuple(parse_cards(d)) for d in decks),
                 result=data.get("result"),
@@ -83,6 +83,18 @@ class HandRecord:
         except json.JSONDecodeError as error:
             raise InvalidRecordError(f"a hand record is JSON: {error}") from None
         return cls.from_dict(data)
+
+
+def _whole(value: Any, name: str) -> int:
+    if type(value) is not int:
+        raise InvalidRecordError(f"{name} {value!r} is not a whole number")
+    return value
+
+
+def _flag(value: Any) -> bool:
+    if type(value) is not bool:
+        raise InvalidRecordError(f"{value!r} is not true or false")
+    return value
 
 
 def record_of(state: HandState) -> HandRecord:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 
 from games.engine.cards import RANKS, SMALL_JOKER
 from games.engine.errors import InvalidOptionError, InvalidPointsError
-from games.engine.patterns import Shape, play_group, shape_key, shape_of
+from games.engine.patterns import shape_of
 from games.engine.trump import Trump
 
 KITTY_POLICIES = ("lead_shape", "winner_shape", "pairs")
@@ -43,13 +43,7 @@ def level_change(attacker_points: int) -> tuple[str, int]:
     return ATTACKERS, (attacker_points - 80) // 40
 
 
-def kitty_multiplier(
-    play: Sequence[int],
-    trump: Trump,
-    policy: str = "lead_shape",
-    *,
-    lead: Sequence[int] | None = None,
-) -> int:
+def kitty_multiplier(play: Sequence[int], trump: Trump, policy: str = "lead_shape") -> int:
     """The kitty's point multiplier when the attackers win the last trick (RULES.md §5.5).
 
     ``lead_shape``: ``play`` is the last trick's lead; a tractor gives 2 × 2^len (len = pairs in
@@ -57,25 +51,14 @@ def kitty_multiplier(
     ``winner_shape``: ``play`` is the winning play; a tractor 8, else a pair 4, else 2.
     ``pairs``: ``play`` is the winning play; a tractor 2 × 2^len, else three or more pairs 6,
     two pairs 4, else 2.
-    For the last two, pass the trick's ``lead`` so the winning play is read in the lead's shape
-    (a ruff ``7H7H8H8H`` of four singles wins as four singles); without it the play's own split
-    is used.
+    For the last two the winning play is read by its own split, "by the winning play" as RULES.md
+    §5.5 says (a ruff ``7H7H8H8H`` is a tractor whatever it ruffed; docs/RULES-DECISIONS.md 16).
     """
     if policy not in KITTY_POLICIES:
         raise InvalidOptionError(f"kitty_multiplier {policy!r} is not one of {KITTY_POLICIES}")
-    lead_read = policy == "lead_shape"
-    shape = shape_of(play, trump) if lead_read else _winning_shape(play, trump, lead)
+    shape = shape_of(play, trump)
     if shape.tractors:
         return 8 if policy == "winner_shape" else 2 * 2 ** max(shape.tractors)
     if policy == "pairs":
         return 6 if shape.pairs >= 3 else 4 if shape.pairs == 2 else 2
     return 4 if shape.pairs else 2
-
-
-def _winning_shape(play: Sequence[int], trump: Trump, lead: Sequence[int] | None) -> Shape:
-    """The winning play's shape: the lead's when it splits into it, else its own split."""
-    if lead is not None and play_group(play, trump) >= 0:
-        lead_shape = shape_of(lead, trump)
-        if lead_shape.size == len(play) and shape_key(play, lead_shape, trump) is not None:
-            return lead_shape
-    return shape_of(play, trump)

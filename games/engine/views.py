@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.engine.action_errors import WRONG_SEAT, IllegalActionError
 from games.engine.actions import CLOSE_ACTION, DRAW_ACTION, Action, bid, bury, play
 from games.engine.bidding import legal_bids
 from games.engine.cards import format_cards
@@ -92,15 +93,27 @@ def _public(state: HandState, seat: int | None) -> dict[str, Any]:
         "penalty_points": state.penalty_points,
         "failed_throws": _failed_throws(state, seat),
         "kitty": None,
-        "result": None if state.result is None else state.result.to_dict(),
+        "result": _result(state, seat),
     }
     if state.phase == FINISHED and state.result is not None and state.result.outcome == PLAYED:
         view["kitty"] = format_cards(state.buried)
     return view
 
 
+def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
+    """The result, with rejected throws masked as in the views (D15): after an escape the
+    thrower's hand was never shown."""
+    if state.result is None:
+        return None
+    result = state.result.to_dict()
+    result["failed_throws"] = _failed_throws(state, seat)
+    return result
+
+
 def view_for(state: HandState, seat: int) -> dict[str, Any]:
     """The public view plus what only ``seat`` may see."""
+    if type(seat) is not int or not 0 <= seat <= 3:
+        raise IllegalActionError(WRONG_SEAT, f"no seat {seat!r}: seats are 0..3")
     view = _public(state, seat)
     view["seat"] = seat
     view["hand"] = _sorted_text(state, state.hands[seat])
@@ -116,6 +129,7 @@ def view_all(state: HandState) -> dict[str, Any]:
     """Every card: for replays and analysis, never for a live seat."""
     view = _public(state, -1)
     view["failed_throws"] = [f.to_dict() for f in state.failed_throws]
+    view["result"] = None if state.result is None else state.result.to_dict()
     view["seed"] = state.seed
     view["hands"] = [_sorted_text(state, h) for h in state.hands]
     view["kitty_dealt"] = format_cards(state.kitty)
@@ -131,6 +145,8 @@ def legal_actions(state: HandState, seat: int | None) -> list[Action]:
 
     ``leave`` is always possible before the end and is not listed.
     """
+    if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
+        raise IllegalActionError(WRONG_SEAT, f"no seat {seat!r}: seats are 0..3")
     phase = state.phase
     if seat is None:
         return [DRAW_ACTION] if phase == DEALING else [CLOSE_ACTION] if phase == BIDDING else []

@@ -103,11 +103,11 @@ def test_winner_shape_any_tractor_is_8() -> None:
     assert kitty_multiplier(cards("2H2H3H3H4H4H"), T_H, "winner_shape") == 8
 
 
-def test_winner_shape_reads_a_ruff_in_the_lead_shape() -> None:
-    ruff = cards("7H7H8H8H")
-    assert kitty_multiplier(ruff, T_H, "winner_shape", lead=cards("AS KS QS JS")) == 2
-    assert kitty_multiplier(ruff, T_H, "winner_shape", lead=cards("ASAS QSQS")) == 4
+def test_winner_shape_reads_the_winning_play_by_its_own_split() -> None:
+    ruff = cards("7H7H8H8H")  # wins against AS KS QS JS or ASAS QSQS alike: a tractor
     assert kitty_multiplier(ruff, T_H, "winner_shape") == 8
+    assert kitty_multiplier(ruff, T_H, "pairs") == 8
+    assert kitty_multiplier(cards("3S3S"), Trump("T", "S"), "winner_shape") == 4
     assert kitty_multiplier(cards("AHAH KH"), T_H, "winner_shape") == 4
 
 

@@ -87,3 +87,43 @@ def test_replay_is_deterministic_across_runs() -> None:
     one = random_hand("seed000", 10)
     two = random_hand("seed000", 10)
     assert record_of(one) == record_of(two)
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("levels", [2, 2]),
+        ("wrapped", ["false", "false"]),
+        ("seed", 1.5),
+        ("seed", True),
+        ("dealer", "1"),
+    ],
+)
+def test_regression_tampered_record_headers_get_stable_codes(field: str, value: object) -> None:
+    from games.engine import HandRecord, ShengjiError, new_hand, preset, record_of, replay_final
+
+    data = record_of(new_hand(preset("ranked"), 5, dealer=0)).to_dict()
+    data[field] = value
+    with pytest.raises(ShengjiError) as refused:
+        replay_final(HandRecord.from_dict(data))
+    assert refused.value.code in {"invalid_record", "invalid_setup"}
+
+
+@pytest.mark.parametrize("action", [None, 5, ["play", 0]])
+def test_regression_check_action_of_a_non_action_is_invalid_action(action: object) -> None:
+    from games.engine import ShengjiError, new_hand, preset
+
+    state = new_hand(preset("ranked"), 5, dealer=0)
+    with pytest.raises(ShengjiError) as refused:
+        state.check_action(0, action)  # type: ignore[arg-type]
+    assert refused.value.code == "invalid_action"
+
+
+def test_regression_hand_built_actions_that_would_not_replay_are_refused() -> None:
+    from games.engine import Action, ShengjiError, new_hand, preset
+
+    state = new_hand(preset("ranked"), 5, dealer=0)
+    for action in [Action("draw", 0), Action("leave", 0, (0,)), Action("leave", True)]:
+        with pytest.raises(ShengjiError) as refused:
+            state.check_action(None, action)
+        assert refused.value.code in {"invalid_action", "wrong_seat"}

@@ -79,9 +79,9 @@ KITTY = [
     ("winner_shape", "2H2H3H3H4H4H", None, 8),  # any tractor of pairs: 8
     ("winner_shape", "AH KH QH", None, 2),  # a throw: its highest pattern
     ("winner_shape", "AHAH KH", None, 4),
-    # a winning ruff is read in the lead's shape
-    ("winner_shape", "7H7H8H8H", "AS KS QS JS", 2),
-    ("winner_shape", "7H7H8H8H", "ASAS QSQS", 4),
+    # a winning ruff is read by its own split, whatever it ruffed
+    ("winner_shape", "7H7H8H8H", "AS KS QS JS", 8),
+    ("winner_shape", "7H7H8H8H", "ASAS QSQS", 8),
     ("winner_shape", "7H7H8H8H", "5S5S4S4S", 8),
     ("winner_shape", "7H7H 9H", "5S 4S4S", 4),
     # pairs (seed 004 §17): tractor 2 × 2^len, else three pairs 6, two pairs 4, else 2
@@ -93,15 +93,15 @@ KITTY = [
     ("pairs", "2H2H3H3H", None, 8),
     ("pairs", "2H2H3H3H4H4H", None, 16),
     ("pairs", "2H2H3H3H 7H7H 9H9H", None, 8),  # a tractor first, whatever else
-    ("pairs", "7H7H8H8H 2H2H", "ASAS QSQS 9S9S", 6),  # read as the lead's three pairs
-    ("pairs", "7H7H8H8H", "AS KS QS JS", 2),
+    ("pairs", "7H7H8H8H 2H2H", "ASAS QSQS 9S9S", 8),  # by its own split: a tractor
+    ("pairs", "7H7H8H8H", "AS KS QS JS", 8),
 ]
 
 
 @pytest.mark.parametrize(("policy", "play", "lead", "multiplier"), KITTY)
 def test_kitty_multiplier(policy: str, play: str, lead: str | None, multiplier: int) -> None:
-    led = None if lead is None else parse_cards(lead)
-    assert kitty_multiplier(parse_cards(play), T_H, policy, lead=led) == multiplier
+    # ``lead`` documents the trick the play won; the winning play is read by its own split.
+    assert kitty_multiplier(parse_cards(play), T_H, policy) == multiplier
 
 
 def test_kitty_multiplier_defaults_to_lead_shape() -> None:

@@ -52,6 +52,14 @@ def swapped(state: HandState, swap: tuple[int, int, int, int]) -> HandState:
     return other
 
 
+def without_throws(view: dict[str, object]) -> dict[str, object]:
+    """A view without what differs by viewer for rejected throws (D15)."""
+    kept = {k: v for k, v in view.items() if k != "failed_throws"}
+    if isinstance(kept.get("result"), dict):
+        kept["result"] = {k: v for k, v in kept["result"].items() if k != "failed_throws"}
+    return kept
+
+
 def check_views(state: HandState) -> None:
     public = state.view_public()
     json.dumps(public)
@@ -69,7 +77,7 @@ def check_views(state: HandState) -> None:
         if shows_kitty and public["kitty"] is None:
             rest["kitty"] = None
         rest.pop("failed_throws")
-        assert rest == {k: v for k, v in public.items() if k != "failed_throws"}
+        assert without_throws(rest) == without_throws(public)
         for swap in hidden_swaps(state, seat):
             assert swapped(state, swap).view_for(seat) == view
     for swap in hidden_swaps(state, None):
@@ -135,3 +143,47 @@ def test_an_escape_reveals_nothing_more() -> None:
     assert burying.view_public()["kitty"] is None
     assert all(burying.view_for(s)["kitty"] is None for s in range(4))
     check_views(burying)
+
+
+def test_regression_escape_result_showed_the_kitty_points() -> None:
+    state = random_hand("ranked", 3)
+    steps = list(replay(record_of(state)))
+    playing = next(s for s in steps if s.phase == PLAYING and s.tricks).copy()
+    playing.apply(f"leave {playing.turn}")
+    assert playing.result is not None and playing.result.kitty_points == 0
+    for seat in range(4):
+        assert playing.view_for(seat)["result"]["kitty_points"] == 0
+    assert playing.view_public()["result"]["kitty_points"] == 0
+
+
+def test_regression_escape_result_showed_a_rejected_throw() -> None:
+    for seed in range(40):
+        state = random_hand("seed004", seed)
+        steps = list(replay(record_of(state)))
+        for step in steps:
+            rejected = [f for f in step.failed_throws if f.result == "rejected"]
+            if not rejected or step.phase != PLAYING:
+                continue
+            step = step.copy()
+            thrower = rejected[0].seat
+            step.apply(f"leave {(thrower + 1) % 4}")
+            other = step.view_for((thrower + 2) % 4)["result"]["failed_throws"][0]
+            assert other["attempted"] is None
+            assert step.view_public()["result"]["failed_throws"][0]["attempted"] is None
+            own = step.view_for(thrower)["result"]["failed_throws"][0]
+            assert own["attempted"] is not None
+            return
+    pytest.fail("no rejected throw in 40 hands")
+
+
+@pytest.mark.parametrize("seat", [-1, 4, True, "0", None])
+def test_regression_view_for_a_seat_outside_0_3_is_refused(seat: object) -> None:
+    from games.engine import ShengjiError
+
+    state = random_hand("ranked", 2)
+    with pytest.raises(ShengjiError) as refused:
+        state.view_for(seat)  # type: ignore[arg-type]
+    assert refused.value.code == "wrong_seat"
+    if seat is not None:
+        with pytest.raises(ShengjiError):
+            state.legal_actions(seat)  # type: ignore[arg-type]
