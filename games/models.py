@@ -217,3 +217,45 @@ class AdminLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} by {self.actor_id}"
+
+
+class QueueEntry(models.Model):
+    """A player waiting for a ranked quick match (games/matchmaking.py); one row per player.
+
+    The matcher locks these rows (``select_for_update(skip_locked=True)``) while it seats them,
+    so two matchers never take the same player.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entry"
+    )
+    rating = models.FloatField(help_text="the player's rating ordinal when joining")
+    joined_at = models.DateTimeField(help_text="the wait is counted from here")
+    last_seen = models.DateTimeField(help_text="the player's page last asked for the queue")
+
+    class Meta:
+        indexes = [models.Index(fields=["joined_at"])]
+        verbose_name_plural = "queue entries"
+
+    def __str__(self) -> str:
+        return f"{self.user_id} waiting since {self.joined_at:%H:%M:%S}"
+
+
+class QuickMatch(models.Model):
+    """Four players seated by quick match: who, their ratings and how long each waited."""
+
+    table = models.ForeignKey(
+        Table, null=True, on_delete=models.SET_NULL, related_name="quick_matches"
+    )
+    players = models.JSONField(help_text="user id per seat")
+    ratings = models.JSONField(help_text="rating ordinal per seat")
+    waits = models.JSONField(help_text="seconds each seat's player waited")
+    gap = models.FloatField(help_text="the rating gap accepted when they were matched")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-created_at"])]
+        verbose_name_plural = "quick matches"
+
+    def __str__(self) -> str:
+        return f"quick match {self.pk} (table {self.table_id})"

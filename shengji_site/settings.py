@@ -225,3 +225,23 @@ SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.tasks.sweep", "schedule": SHENGJI_SWEEP_EVERY_S},
 }
+
+# Ranked quick match (games/matchmaking.py; issue 7). Four waiting players are seated together
+# when max(rating) − min(rating) ≤ GAP_BASE + GAP_PER_S × (seconds waited by the longest waiter
+# of the four), ratings being the ladder's rating ordinal (mu − 3·sigma; 0 for a new player).
+SHENGJI_QUICK_MATCH_GAP_BASE = float(os.environ.get("SHENGJI_QUICK_MATCH_GAP_BASE") or 3.0)
+SHENGJI_QUICK_MATCH_GAP_PER_S = float(os.environ.get("SHENGJI_QUICK_MATCH_GAP_PER_S") or 0.1)
+# The table they are seated at: its stake, and the balance needed to join the queue.
+SHENGJI_QUICK_MATCH_STAKE = int(os.environ.get("SHENGJI_QUICK_MATCH_STAKE") or 100)
+SHENGJI_QUICK_MATCH_MIN_BALANCE = int(os.environ.get("SHENGJI_QUICK_MATCH_MIN_BALANCE") or 100)
+# A waiting player whose page has not asked for the queue in this long has gone: dropped.
+SHENGJI_QUICK_MATCH_STALE_S = int(os.environ.get("SHENGJI_QUICK_MATCH_STALE_S") or 60)
+# The expected wait shown: the median wait of the players of the last N quick matches.
+SHENGJI_QUICK_MATCH_WAIT_SAMPLE = 20
+# Matching runs on every join and from beat every few seconds (the gap widens with time).
+SHENGJI_QUICK_MATCH_EVERY_S = float(os.environ.get("SHENGJI_QUICK_MATCH_EVERY_S") or 5)
+CELERY_IMPORTS = ["games.matchmaking_tasks"]
+CELERY_BEAT_SCHEDULE["quick-match"] = {
+    "task": "games.matchmaking_tasks.quick_match_run",
+    "schedule": SHENGJI_QUICK_MATCH_EVERY_S,
+}

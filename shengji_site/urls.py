@@ -14,4 +14,5 @@ urlpatterns = [
     path("accounts/", include("accounts.auth_urls")),
     path("accounts/", include("accounts.urls")),
     path("", include("ladder.urls")),
+    path("", include("games.urls")),
 ]

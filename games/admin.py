@@ -1,0 +1,386 @@
+"""Admin of the live tables: tables with their live state, and two actions that go through the
+services and are logged (``AdminLog``, plus Django's own history): close a table (the hand in
+progress is void: no points move) and remove a player from a seat (not an escape). Everything
+else is read-only; the move log (``Action``) is append-only and can be neither added, changed
+nor deleted here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied
+from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.html import format_html, format_html_join
+
+from games import services
+from games.errors import ApplicationError
+from games.models import (
+    Action,
+    AdminLog,
+    ChatLine,
+    Hand,
+    HandPlayer,
+    Match,
+    QueueEntry,
+    QuickMatch,
+    Seat,
+    Table,
+)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):  # type: ignore[type-arg]
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class ReadOnlyInline(admin.TabularInline):  # type: ignore[type-arg]
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class ReasonForm(forms.Form):
+    reason = forms.CharField(max_length=200, help_text="recorded in the admin log")
+
+
+def _may_manage(request: HttpRequest) -> bool:
+    return request.user.has_perm("games.change_table")
+
+
+def _with_reason(
+    modeladmin: admin.ModelAdmin,  # type: ignore[type-arg]
+    request: HttpRequest,
+    objects: Iterable[Any],
+    *,
+    action: str,
+    title: str,
+    apply: Callable[[Any, str], str],
+) -> HttpResponse | None:
+    """An admin action that asks for a reason on an intermediate page, then calls ``apply``
+    (a service) for each object; refusals are shown with their code."""
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    objects = list(objects)
+    if form.is_bound and form.is_valid():
+        for obj in objects:
+            try:
+                done = apply(obj, form.cleaned_data["reason"])
+            except ApplicationError as error:
+                modeladmin.message_user(
+                    request, f"{obj}: {error.message} ({error.code})", messages.ERROR
+                )
+            else:
+                modeladmin.log_change(request, obj, done)
+                modeladmin.message_user(request, f"{obj}: {done}", messages.SUCCESS)
+        return None
+    return TemplateResponse(
+        request,
+        "games/admin_confirm.html",
+        {
+            **modeladmin.admin_site.each_context(request),
+            "title": title,
+            "objects": objects,
+            "form": form,
+            "action": action,
+            "opts": modeladmin.model._meta,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        },
+    )
+
+
+def _close(table: Table, actor: Any, reason: str) -> str:
+    void = services.playing_hand_id(table_id=table.pk)
+    services.table_close(table_id=table.pk, actor=actor, reason=reason)
+    return "closed" + (f"; hand {void} is void" if void else "")
+
+
+def _remove(seat: Seat, actor: Any, reason: str) -> str:
+    if seat.user_id is None:
+        raise ApplicationError("not_seated", "nobody sits there")
+    who = str(seat.user)
+    services.seat_remove(table_id=seat.table_id, index=seat.index, actor=actor, reason=reason)
+    return f"removed {who} from seat {seat.index}"
+
+
+# --- tables and seats ------------------------------------------------------------------------
+
+
+class SeatInline(ReadOnlyInline):
+    model = Seat
+    fields = ("index", "user", "ready", "bot", "connected", "disconnected_at", "remove")
+    readonly_fields = fields
+
+    @admin.display(description="")
+    def remove(self, seat: Seat) -> str:
+        if seat.user_id is None:
+            return "—"
+        url = reverse("admin:games_table_seat_remove", args=[seat.table_id, seat.index])
+        return format_html('<a class="button" href="{}">Remove the player…</a>', url)
+
+
+@admin.register(Table)
+class TableAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id", "name", "status", "ranked", "preset", "stake", "min_balance", "seats_summary",
+        "hand_phase", "hand_seq", "hand_deadline", "created_at",
+    )  # fmt: skip
+    list_filter = ("status", "ranked", "preset")
+    search_fields = ("name", "creator__username")
+    inlines = [SeatInline]
+    actions = ["close_tables"]
+    readonly_fields = ("hand_summary",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Table]:
+        playing = Hand.objects.filter(
+            match__table=OuterRef("pk"), status=Hand.Status.PLAYING
+        ).order_by("-pk")
+        tables: QuerySet[Table] = super().get_queryset(request)
+        return tables.prefetch_related("seats__user").annotate(
+            _hand_id=Subquery(playing.values("pk")[:1]),
+            _hand_seq=Subquery(playing.values("seq")[:1]),
+            _hand_deadline=Subquery(playing.values("deadline")[:1]),
+            _hand_phase=Subquery(playing.values("snapshot__phase")[:1]),
+        )
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        return _may_manage(request)
+
+    @admin.display(description="seats")
+    def seats_summary(self, table: Table) -> str:
+        parts = []
+        for seat in table.seats.all():
+            who = "—" if seat.user is None else str(seat.user)
+            if seat.bot:
+                who = f"{who} (bot)" if seat.user else "bot"
+            parts.append(f"{seat.index}: {who}{' ✓' if seat.ready else ''}")
+        return " · ".join(parts)
+
+    @admin.display(description="phase")
+    def hand_phase(self, table: Table) -> str:
+        return getattr(table, "_hand_phase", None) or "—"
+
+    @admin.display(description="seq")
+    def hand_seq(self, table: Table) -> Any:
+        seq = getattr(table, "_hand_seq", None)
+        return "—" if seq is None else seq
+
+    @admin.display(description="deadline")
+    def hand_deadline(self, table: Table) -> Any:
+        return getattr(table, "_hand_deadline", None) or "—"
+
+    @admin.display(description="hand in progress")
+    def hand_summary(self, table: Table) -> str:
+        hand = (
+            Hand.objects.filter(match__table=table, status=Hand.Status.PLAYING)
+            .order_by("-pk")
+            .first()
+        )
+        if hand is None:
+            return "—"
+        snapshot = hand.snapshot or {}
+        url = reverse("admin:games_hand_change", args=[hand.pk])
+        keys = ("phase", "to_act", "level", "trump", "tricks_played", "attacker_points")
+        rows = [
+            ("hand", format_html('<a href="{}">{}</a>', url, hand)),
+            ("seq", hand.seq),
+            ("deadline", hand.deadline or "—"),
+            *((key, snapshot.get(key)) for key in keys),
+        ]
+        return format_html("<dl>{}</dl>", format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows))
+
+    @admin.action(
+        description="Close the selected tables (asks for a reason)", permissions=["manage"]
+    )
+    def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
+        return _with_reason(
+            self,
+            request,
+            queryset.exclude(status=Table.Status.CLOSED),
+            action="close_tables",
+            title="Close tables: a hand in progress is void and no points move",
+            apply=lambda table, reason: _close(table, request.user, reason),
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        extra = [
+            path(
+                "<int:table_id>/seats/<int:index>/remove/",
+                self.admin_site.admin_view(self.seat_remove_view),
+                name="games_table_seat_remove",
+            )
+        ]
+        return extra + super().get_urls()
+
+    def seat_remove_view(self, request: HttpRequest, table_id: int, index: int) -> HttpResponse:
+        """Remove the player of one seat, with a reason (not an escape: the bot finishes the
+        hand for the seat, and the player is settled as if present)."""
+        if not _may_manage(request):
+            raise PermissionDenied
+        seats = Seat.objects.select_related("user", "table")
+        seat = get_object_or_404(seats, table_id=table_id, index=index)
+        back = reverse("admin:games_table_change", args=[table_id])
+        form = ReasonForm(request.POST or None)
+        if request.method == "POST" and form.is_valid():
+            try:
+                done = _remove(seat, request.user, form.cleaned_data["reason"])
+            except ApplicationError as error:
+                form.add_error(None, f"{error.message} ({error.code})")
+            else:
+                self.log_change(request, seat.table, done)
+                self.message_user(request, f"{seat.table}: {done}", messages.SUCCESS)
+                return HttpResponseRedirect(back)
+        return TemplateResponse(
+            request,
+            "games/admin_confirm.html",
+            {
+                **self.admin_site.each_context(request),
+                "title": f"Remove {seat.user or 'nobody'} from seat {index} of {seat.table}",
+                "objects": [seat],
+                "form": form,
+                "action": None,
+                "back": back,
+                "opts": self.model._meta,
+            },
+        )
+
+
+@admin.register(Seat)
+class SeatAdmin(ReadOnlyAdmin):
+    list_display = ("table", "index", "user", "ready", "bot", "connected", "disconnected_at")
+    list_filter = ("bot", "ready", "connected", "table__status")
+    search_fields = ("user__username", "table__name")
+    list_select_related = ("table", "user")
+    actions = ["remove_players"]
+
+    def has_manage_permission(self, request: HttpRequest) -> bool:
+        return _may_manage(request)
+
+    @admin.action(
+        description="Remove the players from the selected seats (asks for a reason)",
+        permissions=["manage"],
+    )
+    def remove_players(self, request: HttpRequest, queryset: QuerySet[Seat]) -> HttpResponse | None:
+        return _with_reason(
+            self,
+            request,
+            queryset.select_related("table", "user"),
+            action="remove_players",
+            title="Remove players: not an escape; during a hand the bot finishes it for the seat",
+            apply=lambda seat, reason: _remove(seat, request.user, reason),
+        )
+
+
+# --- hands, the move log, chat, the admin log -------------------------------------------------
+
+
+class HandPlayerInline(ReadOnlyInline):
+    model = HandPlayer
+    fields = ("seat", "user", "turns", "auto_turns", "escaped", "absent_at_end")
+    readonly_fields = fields
+
+
+@admin.register(Hand)
+class HandAdmin(ReadOnlyAdmin):
+    list_display = (
+        "id", "table", "match", "number", "status", "seq", "phase", "deadline", "started_at",
+        "finished_at",
+    )  # fmt: skip
+    list_filter = ("status",)
+    list_select_related = ("match__table",)
+    search_fields = ("match__table__name",)
+    inlines = [HandPlayerInline]
+    date_hierarchy = "started_at"
+
+    def get_fields(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:  # type: ignore[override]
+        fields = ["actions_link", *(f.name for f in Hand._meta.fields)]
+        if obj is not None and obj.status == Hand.Status.PLAYING:
+            fields.remove("seed")  # the seed deals every card: not shown while the hand is played
+        return fields
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:
+        return self.get_fields(request, obj)
+
+    @admin.display(description="table")
+    def table(self, hand: Hand) -> Table:
+        return hand.match.table
+
+    @admin.display(description="phase")
+    def phase(self, hand: Hand) -> str:
+        return (hand.snapshot or {}).get("phase") or "—"
+
+    @admin.display(description="move log")
+    def actions_link(self, hand: Hand) -> str:
+        url = reverse("admin:games_action_changelist") + f"?hand__id__exact={hand.pk}"
+        return format_html('<a href="{}">{} actions</a>', url, hand.seq)
+
+
+@admin.register(Action)
+class ActionAdmin(ReadOnlyAdmin):
+    """Append-only: no add, change or delete."""
+
+    list_display = ("hand", "seq", "seat", "text", "auto", "created_at")
+    list_filter = ("auto",)
+    search_fields = ("text",)
+    raw_id_fields = ("hand",)
+    list_select_related = ("hand",)
+
+    def get_actions(self, request: HttpRequest) -> dict[str, Any]:
+        return {}  # not even the bulk delete
+
+
+@admin.register(Match)
+class MatchAdmin(ReadOnlyAdmin):
+    list_display = ("id", "table", "levels", "players", "started_at", "ended_at", "winner_side")
+    list_select_related = ("table",)
+
+
+@admin.register(ChatLine)
+class ChatLineAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "table", "user", "system", "text")
+    list_filter = ("system",)
+    search_fields = ("text", "user__username", "table__name")
+    list_select_related = ("table", "user")
+    raw_id_fields = ("table", "user")
+    date_hierarchy = "created_at"
+
+
+@admin.register(AdminLog)
+class AdminLogAdmin(ReadOnlyAdmin):
+    list_display = ("created_at", "actor", "action", "table", "detail")
+    list_filter = ("action",)
+    search_fields = ("actor__username", "table__name")
+    list_select_related = ("actor", "table")
+    date_hierarchy = "created_at"
+
+
+@admin.register(QueueEntry)
+class QueueEntryAdmin(ReadOnlyAdmin):
+    list_display = ("user", "rating", "joined_at", "last_seen")
+    list_select_related = ("user",)
+
+
+@admin.register(QuickMatch)
+class QuickMatchAdmin(ReadOnlyAdmin):
+    list_display = ("id", "table", "players", "ratings", "waits", "gap", "created_at")
+    list_select_related = ("table",)
