@@ -321,6 +321,12 @@ class HandAdmin(ReadOnlyAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:
         return self.get_fields(request, obj)
 
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        # Filtering on the seed (seed__lt=… by halves) would recover a live hand's deal.
+        if "seed" in lookup:
+            return False
+        return super().lookup_allowed(lookup, value, request)
+
     @admin.display(description="table")
     def table(self, hand: Hand) -> Table:
         return hand.match.table
@@ -347,6 +353,15 @@ class ActionAdmin(ReadOnlyAdmin):
 
     def get_actions(self, request: HttpRequest) -> dict[str, Any]:
         return {}  # not even the bulk delete
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Action]:
+        # A live hand's log holds the buried kitty and rejected throws: shown once it is over.
+        return super().get_queryset(request).exclude(hand__status=Hand.Status.PLAYING)
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        if "seed" in lookup:
+            return False
+        return super().lookup_allowed(lookup, value, request)
 
 
 @admin.register(Match)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import time
 from typing import Any
 
@@ -11,7 +12,9 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
 from games import selectors, services
 from games.errors import ApplicationError
-from games.realtime import LOBBY_GROUP, public_group, seat_group, table_group
+from games.realtime import LOBBY_GROUP, public_group, seat_group, table_group, watch_group
+
+logger = logging.getLogger(__name__)
 
 MAX_FRAME = 4096
 RATE_PER_SECOND = 8.0
@@ -79,19 +82,25 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
-            content = self._decode(text_data)
             if not self.limit.allow():
                 raise ApplicationError("rate_limited")
-            await self._dispatch(content)
+            await self._dispatch(self._decode(text_data))
         except ApplicationError as error:
             await self.send_json(error.as_message())
+        except Exception as error:  # the socket outlives any failure of one message
+            code = getattr(error, "code", None)
+            if isinstance(code, str):  # another layer's coded error (e.g. the ladder's)
+                await self.send_json({"type": "error", "code": code, "message": str(error)})
+                return
+            logger.exception("table socket message failed")
+            await self.send_json(ApplicationError("internal").as_message())
 
     def _decode(self, text_data: str | None) -> dict[str, Any]:
-        if text_data is None or len(text_data) > MAX_FRAME:
+        if text_data is None or len(text_data.encode()) > MAX_FRAME:
             raise ApplicationError("bad_message", "send JSON text frames of at most 4096 bytes")
         try:
             content = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise ApplicationError("bad_message", "that is not JSON") from None
         if not isinstance(content, dict) or not isinstance(content.get("type"), str):
             raise ApplicationError("bad_message", "a message is an object with a 'type'")
@@ -121,12 +130,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self._act(content, f"play {{seat}} {_cards(content)}")
 
     async def on_leave(self, content: dict[str, Any]) -> None:
+        await self._own_seat()
         hand_id = await self._hand_id()
         await database_sync_to_async(services.hand_leave)(hand_id=hand_id, user=self.user)
 
     async def on_check(self, content: dict[str, Any]) -> None:
         action = content.get("action")
-        if action not in HAND_ACTIONS:
+        if not isinstance(action, str) or action not in HAND_ACTIONS:
             raise ApplicationError("bad_message", "check takes an action: bid, bury or play")
         seat = await self._own_seat()
         hand_id = await self._hand_id()
@@ -150,6 +160,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             user=self.user,
             index=_int(content, "seat"),
             stake=stake if type(stake) is int else None,
+        )
+        await database_sync_to_async(services.seat_connected)(  # this socket is the seat's now
+            table_id=self.table_id, user=self.user, channel_name=self.channel_name
         )
 
     async def on_stand(self, content: dict[str, Any]) -> None:
@@ -200,6 +213,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     # --- group events --------------------------------------------------------------------
 
     async def hand_view(self, event: dict[str, Any]) -> None:
+        owner = event.get("for_user")
+        if owner is not None and owner != getattr(self.user, "pk", None):
+            return  # a seat's view sent after this socket's user left the seat
         await self.send_json(
             {"type": "view", "hand": event["hand"], "seq": event["seq"], "view": event["view"]}
         )
@@ -247,10 +263,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         wanted = {table_group(self.table_id)}
         if presence.seat is not None:
             wanted.add(seat_group(self.table_id, presence.seat))
-        elif presence.watching is not None and await database_sync_to_async(
-            selectors.spectator_may_see
-        )(table_id=self.table_id, seat=presence.watching):
-            wanted.add(seat_group(self.table_id, presence.watching))
+        elif presence.watching is not None:
+            # Whether the seat's hand is shown is decided for each frame when it is sent.
+            wanted.add(watch_group(self.table_id, presence.watching))
         else:
             wanted.add(public_group(self.table_id))
         for group in self.groups_joined - wanted:

@@ -2,7 +2,8 @@
 
 Groups: ``table_<id>`` (everyone at or watching the table: seats, chat, system lines),
 ``table_<id>_seat_<n>`` (the sockets of seat n's player: that seat's view only),
-``table_<id>_public`` (spectators: the public view), ``lobby`` (the lobby feed).
+``table_<id>_watch_<n>`` (spectators watching seat n: its view when its player allows it,
+else the public view), ``table_<id>_public`` (other spectators), ``lobby`` (the lobby feed).
 """
 
 from __future__ import annotations
@@ -34,19 +35,33 @@ def _send(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
 
 
+def watch_group(table_id: int, seat: int) -> str:
+    return f"table_{table_id}_watch_{seat}"
+
+
 def hand_changed(
-    table_id: int, hand_id: int, seq: int, views: list[dict[str, Any]], public: dict[str, Any]
+    table_id: int,
+    hand_id: int,
+    seq: int,
+    views: list[dict[str, Any]],
+    public: dict[str, Any],
+    occupants: list[int | None],
+    watchable: list[bool],
 ) -> None:
-    """Each seat its own view, spectators the public one: no frame carries a hidden card."""
+    """Each seat its own view, spectators the public one: no frame carries a hidden card.
+
+    The audience is fixed here, from the seats as locked in the transaction: a seat's view is
+    marked for its occupant (a socket that is no longer theirs drops it), and spectators
+    watching a seat get its view only if its player allowed it at that moment.
+    """
     for seat, view in enumerate(views):
-        _send(
-            seat_group(table_id, seat),
-            {"type": "hand.view", "hand": hand_id, "seq": seq, "view": view},
-        )
+        frame = {"type": "hand.view", "hand": hand_id, "seq": seq}
+        _send(seat_group(table_id, seat), {**frame, "view": view, "for_user": occupants[seat]})
+        _send(watch_group(table_id, seat), {**frame, "view": view if watchable[seat] else public})
     _send(
         public_group(table_id), {"type": "hand.view", "hand": hand_id, "seq": seq, "view": public}
     )
-    _send(LOBBY_GROUP, {"type": "lobby.changed", "table": table_id})
+    # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 
 
 def table_changed(table_id: int, line: str | None) -> None:

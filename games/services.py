@@ -164,6 +164,8 @@ def seat_leave(*, table_id: int, user: User) -> None:
 def seat_fill_bot(*, table_id: int, user: User, index: int) -> Seat:
     """Put a bot in an empty seat of a casual table (a seated player or the creator may)."""
     table = _lock_table(table_id)
+    if table.status == Table.Status.CLOSED:
+        raise ApplicationError("table_closed")
     if table.ranked:
         raise ApplicationError("ranked_no_bots")
     if not 0 <= index < SEATS:
@@ -210,6 +212,7 @@ def _free_seat(seat: Seat) -> None:
     seat.ready = False
     seat.bot = False
     seat.disconnected_at = None
+    seat.connected = False
     seat.show_hand_to_spectators = False
     seat.save()
     SeatConnection.objects.filter(seat=seat).delete()
@@ -227,7 +230,10 @@ def _table_changed(table: Table, line: str | None) -> None:
 
 def _start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
     seated = all(s.user_id is not None or s.bot for s in seats)
-    if not seated or not all(s.ready for s in seats) or current_hand(table) is not None:
+    humans = any(s.user_id is not None for s in seats)
+    if not (seated and humans) or not all(s.ready for s in seats):
+        return None
+    if current_hand(table) is not None:
         return None
     return _hand_start(table, seats)
 
@@ -293,10 +299,15 @@ def _hand_start(table: Table, seats: list[Seat]) -> Hand:
 
 
 def _lock_hand(hand_id: int) -> Hand:
-    try:
-        return Hand.objects.select_for_update().select_related("match__table").get(pk=hand_id)
-    except Hand.DoesNotExist:
-        raise ApplicationError("not_found") from None
+    """Lock the hand's table, then the hand: every service takes its locks in the order
+    Table → Hand → Seats (by index) → ladder rows, so no two of them can deadlock."""
+    table_id = Hand.objects.filter(pk=hand_id).values_list("match__table_id", flat=True).first()
+    if table_id is None:
+        raise ApplicationError("not_found")
+    _lock_table(table_id)
+    return (
+        Hand.objects.select_for_update(of=("self",)).select_related("match__table").get(pk=hand_id)
+    )
 
 
 def _hand_seats(hand: Hand) -> list[Seat]:
@@ -337,6 +348,8 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
     throws_before = len(state.failed_throws)
     now = db_now()
     logged = _catch_up_deal(hand, state, now)
+    if state.phase == BIDDING and hand.deadline is not None and hand.deadline <= now:
+        raise ApplicationError("wrong_phase", "the bid window has closed")
     try:
         action = state.check_action(seat, text)
         state.apply(action, seat)
@@ -356,6 +369,7 @@ def hand_check(*, hand_id: int, user: User, text: str) -> None:
         raise ApplicationError("no_hand")
     seat = _seat_in_hand(hand, user)
     state = load_state(hand)
+    _catch_up_deal(hand, state, db_now())  # on this copy only: the cards due by now count
     try:
         state.check_action(seat, text)
     except ShengjiError as error:
@@ -370,6 +384,8 @@ def hand_leave(*, hand_id: int, user: User) -> Hand:
         raise ApplicationError("no_hand")
     seat = _seat_in_hand(hand, user)
     seats = _hand_seats(hand)
+    if seats[seat].user_id != user.pk:  # removed by an admin: not theirs to leave any more
+        raise ApplicationError("not_seated")
     state = load_state(hand)
     action = f"leave {seat}"
     state.apply(action, seat)
@@ -397,9 +413,10 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
     state = load_state(hand)
     throws_before = len(state.failed_throws)
     logged = _catch_up_deal(hand, state, now)
-    if state.phase == DEALING:
+    if state.phase in (DEALING, BIDDING) and logged:  # cards arrived: bots may bid on them
         logged += _bot_bids(state, seats)
-    elif state.phase == BIDDING and not logged:
+    elif state.phase == BIDDING:
+        logged += _bot_bids(state, seats)
         state.apply("close")
         logged.append((None, "close", False))
         if state.phase == DEALING:  # a redeal (RULES.md §5.2 no_bid = redeal)
@@ -408,7 +425,6 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
         seat = state.to_act
         assert seat is not None
         text = bot_move(state, seat)
-        assert text is not None
         state.apply(text)
         logged.append((seat, text, True))
     _log_actions(hand, logged)
@@ -438,7 +454,7 @@ def _bot_bids(state: HandState, seats: list[Seat]) -> list[tuple[int | None, str
     for seat in seats:
         if seat.bot:
             text = bot_bid(state, seat.index)
-            if text is not None and state.check_action(seat.index, text):
+            if text is not None:
                 state.apply(text, seat.index)
                 logged.append((seat.index, text, True))
     return logged
@@ -521,12 +537,14 @@ def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]
     hand_id, seq, deadline, table_id = hand.pk, hand.seq, hand.deadline, hand.match.table_id
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = state.view_public()
+    occupants = [seat.user_id for seat in seats]
+    watchable = [seat.show_hand_to_spectators and not hand.match.table.ranked for seat in seats]
 
     def publish() -> None:
         from games.handstate import remember_state
 
         remember_state(hand_id, state)
-        realtime.hand_changed(table_id, hand_id, seq, views, public)
+        realtime.hand_changed(table_id, hand_id, seq, views, public, occupants, watchable)
         if deadline is not None:
             realtime.schedule_deadline(hand_id, seq, deadline)
 
@@ -542,19 +560,33 @@ def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat])
     hand.deadline = None
     hand.snapshot = public_summary(state, None)
     hand.save()  # settlement reads the finished row
-    _mark_absent_players(hand, seats, result.escaper)
-    _update_match(hand.match, result.to_dict(), now)
+    absent = _mark_absent_players(hand, seats, result.escaper)
+    _update_match(hand.match, result.to_dict(), now, ended=absent)
     _settle(hand)
     table = hand.match.table
     table.status = Table.Status.OPEN
     table.save(update_fields=["status"])
-    for seat in seats:
-        if seat.user_id is not None and seat.index == result.escaper:
-            _free_seat(seat)
+    _seats_after_hand(hand, seats, result.escaper)
     _table_changed(table, _result_line(hand, result.to_dict()))
 
 
-def _mark_absent_players(hand: Hand, seats: list[Seat], escaper: int | None) -> None:
+def _seats_after_hand(hand: Hand, seats: list[Seat], escaper: int | None) -> None:
+    """The escaper and a player still away leave the seat (RULES.md §7: charged as escapers,
+    the four change); a seat an admin emptied mid-hand stops being the bot's."""
+    players = {p.seat: p for p in HandPlayer.objects.filter(hand=hand)}
+    for seat in seats:
+        player = players[seat.index]
+        if seat.user_id is not None and (seat.index == escaper or player.absent_at_end):
+            _free_seat(seat)
+        elif seat.user_id is None and player.user_id is not None and seat.bot:
+            seat.bot = False
+            seat.ready = False
+            seat.save(update_fields=["bot", "ready"])
+
+
+def _mark_absent_players(hand: Hand, seats: list[Seat], escaper: int | None) -> bool:
+    """Flag the escaper and the players still away; whether anyone was away."""
+    anyone = False
     for player in HandPlayer.objects.filter(hand=hand):
         seat = seats[player.seat]
         player.escaped = player.seat == escaper
@@ -565,13 +597,15 @@ def _mark_absent_players(hand: Hand, seats: list[Seat], escaper: int | None) -> 
             and not SeatConnection.objects.filter(seat=seat).exists()
         )
         player.save(update_fields=["escaped", "absent_at_end"])
+        anyone = anyone or player.absent_at_end
+    return anyone
 
 
-def _update_match(match: Match, result: dict[str, Any], now: datetime) -> None:
+def _update_match(match: Match, result: dict[str, Any], now: datetime, *, ended: bool) -> None:
     match.levels = result["levels_after"]
     match.wrapped = result["wrapped_after"]
     match.next_dealer = result["next_dealer"]
-    if result["match_over"] or result["escaper"] is not None:
+    if ended or result["match_over"] or result["escaper"] is not None:
         match.ended_at = now
         match.winner_side = result["match_winner"]
     match.save()
@@ -595,10 +629,18 @@ def _result_line(hand: Hand, result: dict[str, Any]) -> str:
 # --- connections, takeovers ------------------------------------------------------------------
 
 
+def _lock_current_hand(table: Table) -> Hand | None:
+    hand = current_hand(table)
+    return None if hand is None else _lock_hand(hand.pk)
+
+
 @transaction.atomic
 def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     """A socket of a seated player opened; returns whether the player took the seat back."""
-    seat = Seat.objects.select_for_update().filter(table_id=table_id, user=user).first()
+    table = _lock_table(table_id)
+    hand = _lock_current_hand(table)
+    seats = _locked_seats(table)
+    seat = next((s for s in seats if s.user_id == user.pk), None)
     if seat is None:
         return False
     SeatConnection.objects.update_or_create(
@@ -607,37 +649,32 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     returning = seat.disconnected_at is not None
     seat.connected = True
     seat.disconnected_at = None
-    if returning and seat.bot:
-        seat.bot = False
-        _table_changed(seat.table, f"{user} is back at seat {seat.index}")
-        _give_turn_back(seat)
+    took_back = returning and seat.bot
+    seat.bot = False if took_back else seat.bot
     seat.save()
+    if took_back:
+        _table_changed(table, f"{user} is back at seat {seat.index}")
+        if hand is not None:
+            state = load_state(hand)
+            if state.to_act == seat.index:  # the bot was about to move: normal time again
+                _after_change(hand, state, db_now(), seats)
     return returning
-
-
-def _give_turn_back(seat: Seat) -> None:
-    """A returning player whose turn the bot was about to play gets the normal time again."""
-    hand = current_hand(seat.table)
-    if hand is None:
-        return
-    hand = _lock_hand(hand.pk)
-    state = load_state(hand)
-    if state.to_act == seat.index:
-        seats = _hand_seats(hand)
-        seats[seat.index].bot = False
-        _after_change(hand, state, db_now(), seats)
 
 
 @transaction.atomic
 def seat_disconnected(*, channel_name: str) -> Seat | None:
     """A socket closed; when it was the seat's last, the grace period starts."""
-    connection_row = (
-        SeatConnection.objects.select_related("seat").filter(channel_name=channel_name).first()
+    found = (
+        SeatConnection.objects.filter(channel_name=channel_name)
+        .values_list("seat_id", "seat__table_id")
+        .first()
     )
-    if connection_row is None:
+    if found is None:
         return None
-    seat = Seat.objects.select_for_update().get(pk=connection_row.seat_id)
-    connection_row.delete()
+    seat_id, table_id = found
+    _lock_table(table_id)
+    seat = Seat.objects.select_for_update().get(pk=seat_id)
+    SeatConnection.objects.filter(channel_name=channel_name).delete()
     if SeatConnection.objects.filter(seat=seat).exists():
         return None
     return _start_grace(seat)
@@ -656,10 +693,15 @@ def _start_grace(seat: Seat) -> Seat:
 @transaction.atomic
 def seat_takeover(*, seat_id: int, since: str) -> bool:
     """The grace period after a disconnect ended: the bot plays the seat (RULES.md §7)."""
-    seat = Seat.objects.select_for_update().select_related("table").filter(pk=seat_id).first()
+    table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
+    if table_id is None:
+        return False
+    table = _lock_table(table_id)
+    hand = _lock_current_hand(table)
+    seats = _locked_seats(table)
+    seat = next(s for s in seats if s.pk == seat_id)
     if (
-        seat is None
-        or seat.user_id is None
+        seat.user_id is None
         or seat.disconnected_at is None
         or seat.disconnected_at.isoformat() != since
         or seat.bot
@@ -667,13 +709,11 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         return False
     seat.bot = True
     seat.save(update_fields=["bot"])
-    _table_changed(seat.table, f"the bot plays seat {seat.index} for {seat.user}")
-    hand = current_hand(seat.table)
+    _table_changed(table, f"the bot plays seat {seat.index} for {seat.user}")
     if hand is not None:
-        hand = _lock_hand(hand.pk)
         state = load_state(hand)
         if state.to_act == seat.index:
-            _after_change(hand, state, db_now(), _hand_seats(hand))
+            _after_change(hand, state, db_now(), seats)
     return True
 
 
@@ -681,9 +721,9 @@ def connections_touch(*, channel_name: str) -> None:
     SeatConnection.objects.filter(channel_name=channel_name).update(last_seen=db_now())
 
 
-@transaction.atomic
 def connections_sweep(*, older_than_s: int) -> int:
-    """Forget sockets not heard from (a killed server never says goodbye)."""
+    """Forget sockets not heard from (a killed server never says goodbye); one transaction
+    per socket, so no two seats are ever locked together here."""
     cutoff = db_now() - timedelta(seconds=older_than_s)
     stale = list(
         SeatConnection.objects.filter(last_seen__lt=cutoff).values_list("channel_name", flat=True)
@@ -717,6 +757,8 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise ApplicationError("not_found")
+    if table.status == Table.Status.CLOSED:
+        raise ApplicationError("table_closed")
     line = ChatLine.objects.create(table=table, user=user, text=_clean_chat(text))
     payload = {
         "user": str(user),
@@ -735,17 +777,15 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
 def table_close(*, table_id: int, actor: User, reason: str = "") -> Table:
     """Close a table; a hand in progress is void: no points move, and it is recorded so."""
     table = _lock_table(table_id)
-    hand = current_hand(table)
+    hand = _lock_current_hand(table)
+    now = db_now()
     if hand is not None:
-        hand = _lock_hand(hand.pk)
         hand.status = Hand.Status.VOID
         hand.result = {"outcome": "void", "reason": reason}
-        hand.finished_at = db_now()
+        hand.finished_at = now
         hand.deadline = None
         hand.save()
-        match = hand.match
-        match.ended_at = hand.finished_at
-        match.save(update_fields=["ended_at"])
+    table.matches.filter(ended_at__isnull=True).update(ended_at=now)
     table.status = Table.Status.CLOSED
     table.save(update_fields=["status"])
     for seat in _locked_seats(table):
@@ -765,13 +805,19 @@ def seat_remove(*, table_id: int, index: int, actor: User, reason: str = "") -> 
     """Remove a player from a seat. Not an escape: during a hand the bot finishes it for the
     seat, and the player is settled as if present (docs/PROTOCOL.md)."""
     table = _lock_table(table_id)
-    seat = _locked_seats(table)[index]
+    if not 0 <= index < SEATS:
+        raise ApplicationError("invalid_seat")
+    hand = _lock_current_hand(table)
+    seats = _locked_seats(table)
+    seat = seats[index]
     removed = seat.user_id
-    hand = current_hand(table)
     _free_seat(seat)
     if hand is not None:
         seat.bot = True
         seat.save(update_fields=["bot"])
+        state = load_state(hand)
+        if state.to_act == index:  # the bot moves for the seat now, not at the human deadline
+            _after_change(hand, state, db_now(), seats)
     AdminLog.objects.create(
         actor=actor,
         table=table,

@@ -4,17 +4,21 @@ from __future__ import annotations
 
 from celery import shared_task
 from django.conf import settings
+from django.db import OperationalError
 
 from games import services
 
+# A lock timeout or a deadlock victim is retried; the compare-and-set makes a retry harmless.
+RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": 0.2, "max_retries": 5}
 
-@shared_task(ignore_result=True)
+
+@shared_task(ignore_result=True, **RETRY)
 def hand_deadline(hand_id: int, seq: int) -> bool:
     """The deadline of (hand, seq): acts only if the hand has not moved and the time has come."""
     return services.hand_advance(hand_id=hand_id, seq=seq)
 
 
-@shared_task(ignore_result=True)
+@shared_task(ignore_result=True, **RETRY)
 def seat_grace(seat_id: int, since: str) -> bool:
     """A disconnected player's grace period ended: the bot takes the seat if still away."""
     return services.seat_takeover(seat_id=seat_id, since=since)

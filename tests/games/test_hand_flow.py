@@ -263,3 +263,30 @@ def test_bids_and_results_become_system_lines() -> None:
     services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
     cards = str(bid).split(" ", 2)[2]
     assert ChatLine.objects.filter(table=table, system=True, text=f"seat {seat} bids {cards}")
+
+
+def test_three_bots_and_a_player_finish_a_hand_at_a_casual_table(settings) -> None:  # type: ignore[no-untyped-def]
+    settings.SHENGJI_BOT_DELAY_MS = 0
+    (user,) = make_users(1)
+    table = make_table(user, ranked=False, preset_name="seed000", bid_window_seconds=0)
+    services.seat_take(table_id=table.pk, user=user, index=0)
+    for index in (1, 2, 3):
+        services.seat_fill_bot(table_id=table.pk, user=user, index=index)
+    hand = services.seat_ready(table_id=table.pk, user=user)
+    assert hand is not None
+    for _ in range(400):
+        hand = fresh(hand)
+        if hand.status != Hand.Status.PLAYING:
+            break
+        state = load_state(hand)
+        if state.to_act == 0:
+            act_as_bot_would(hand, [user, None, None, None])
+        else:
+            assert advance(hand)
+    hand = fresh(hand)
+    assert hand.status == Hand.Status.FINISHED
+    bots = HandPlayer.objects.filter(hand=hand, user__isnull=True)
+    assert bots.count() == 3 and all(p.turns == p.auto_turns > 0 for p in bots)
+    assert set(
+        LedgerEntry.objects.filter(hand=hand).exclude(user=None).values_list("user", flat=True)
+    ) == {user.pk}

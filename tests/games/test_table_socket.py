@@ -222,3 +222,59 @@ async def test_bad_messages_get_errors_and_the_socket_lives(celery_worker: objec
     await peer.socket.send_json_to({"type": "ping"})
     assert (await peer.until(lambda f: f["type"] in {"pong", "error"}))["type"] == "pong"
     await peer.socket.disconnect()
+
+
+async def test_regression_socket_died_on_anonymous_leave_list_action_and_deep_json(
+    celery_worker: object,
+) -> None:
+    users, table_id = await database_sync_to_async(setup_table)()
+    peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
+    await start_hand(peers, table_id)
+    anonymous = await connect(table_id, None, "anonymous")
+    for message in [{"type": "leave"}, {"type": "check", "action": ["play"], "cards": "AS"}]:
+        await anonymous.socket.send_json_to(message)
+        error = await anonymous.until(lambda f: f["type"] == "error")
+        assert error["code"] in {"login_required", "bad_message", "not_seated"}
+    await anonymous.socket.send_to(text_data="[" * 1500 + "]" * 1500)
+    assert (await anonymous.until(lambda f: f["type"] == "error"))["code"] == "bad_message"
+    await anonymous.socket.send_json_to({"type": "ping"})
+    assert (await anonymous.until(lambda f: f["type"] in {"pong", "error"}))["type"] == "pong"
+    hand = await database_sync_to_async(
+        lambda: Hand.objects.get(match__table_id=table_id, status="playing")
+    )()
+    assert hand.status == Hand.Status.PLAYING
+    for peer in [*peers, anonymous]:
+        await peer.socket.disconnect()
+
+
+def casual_table_seat_one_shows() -> tuple[list[Any], int]:
+    users = make_users()
+    table = make_table(users[0], ranked=False, preset_name="seed002", bury_seconds=60)
+    for index, user in enumerate(users):
+        services.seat_take(table_id=table.pk, user=user, index=index)
+    services.seat_show_hand(table_id=table.pk, user=users[1], allow=True)
+    return users, table.pk
+
+
+async def test_regression_a_spectator_kept_getting_a_seat_view_after_the_player_revoked(
+    celery_worker: object,
+) -> None:
+    users, table_id = await database_sync_to_async(casual_table_seat_one_shows)()
+    peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
+    watcher = await connect(table_id, None, "watcher")
+    await watcher.socket.send_json_to({"type": "watch", "seat": 1})
+    await watcher.until(lambda f: f["type"] == "state" and f["you"]["watching"] == 1)
+    await start_hand(peers, table_id)
+    await watcher.until(lambda f: f["type"] == "view" and f["view"]["phase"] == "burying")
+    assert watcher.view is not None and watcher.view.get("seat") == 1  # allowed: seat 1's view
+
+    await database_sync_to_async(services.seat_show_hand)(
+        table_id=table_id, user=users[1], allow=False
+    )
+    dealer = whose_turn(peers)
+    kind, cards = choose(dealer.view)
+    await dealer.socket.send_json_to({"type": kind, "seq": dealer.seq, "cards": cards})
+    frame = await watcher.until(lambda f: f["type"] == "view" and f["view"]["phase"] == "playing")
+    assert "hand" not in frame["view"] and "seat" not in frame["view"]
+    for peer in [*peers, watcher]:
+        await peer.socket.disconnect()
