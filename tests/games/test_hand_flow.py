@@ -268,7 +268,7 @@ def test_bids_and_results_become_system_lines() -> None:
 def test_three_bots_and_a_player_finish_a_hand_at_a_casual_table(settings) -> None:  # type: ignore[no-untyped-def]
     settings.SHENGJI_BOT_DELAY_MS = 0
     (user,) = make_users(1)
-    table = make_table(user, ranked=False, preset_name="seed000", bid_window_seconds=0)
+    table = make_table(user, ranked=False, preset_name="seed002", bid_window_seconds=0)
     services.seat_take(table_id=table.pk, user=user, index=0)
     for index in (1, 2, 3):
         services.seat_fill_bot(table_id=table.pk, user=user, index=index)
