@@ -1,44 +1,109 @@
-"""Errors at the service edge: a stable code the client branches on, and a readable message."""
+"""Errors at the service edge: a stable code the client branches on, and a readable message.
+
+Messages are translated by code (gettext_lazy) into the language active when the error is
+raised: a page's request language. The table socket runs with no language activated (Channels
+does not), so the table page also carries every message below, translated, and shows the one
+for an error's code (falling back to the message the server sent).
+"""
 
 from __future__ import annotations
 
-from games.engine import ShengjiError, action_reason_text, reason_text
+from django.utils.functional import Promise
+from django.utils.translation import get_language
+from django.utils.translation import gettext_lazy as _
 
-_MESSAGES = {
-    "not_found": "no such table or hand",
-    "not_seated": "you are not seated at this table",
-    "seat_taken": "that seat is taken",
-    "already_seated": "you already have a seat at this table",
-    "insufficient_balance": "your table points are below this table's minimum",
-    "table_closed": "this table is closed",
-    "hand_in_progress": "a hand is in progress",
-    "no_hand": "no hand is in progress",
-    "stale_seq": "the table has moved on since that view: look again",
-    "bad_message": "that message could not be read",
-    "unknown_type": "unknown message type",
-    "rate_limited": "too many messages: slow down",
-    "chat_too_long": "chat lines are at most 200 characters",
-    "chat_empty": "an empty chat line",
-    "login_required": "log in to do that",
-    "ranked_no_bots": "bots cannot sit at ranked tables",
-    "invalid_stake": "the stake must be a whole number from 1 to 100000",
-    "invalid_preset": "unknown rule preset",
-    "invalid_seat": "seats are 0 to 3",
-    "not_allowed": "you may not do that",
+from games.engine import ShengjiError, action_reason_text, parse_cards, reason_text
+
+_MESSAGES: dict[str, Promise] = {
+    "not_found": _("no such table or hand"),
+    "not_seated": _("you are not seated at this table"),
+    "seat_taken": _("that seat is taken"),
+    "already_seated": _("you already have a seat at this table"),
+    "insufficient_balance": _("your table points are below this table's minimum"),
+    "table_closed": _("this table is closed"),
+    "hand_in_progress": _("a hand is in progress"),
+    "no_hand": _("no hand is in progress"),
+    "stale_seq": _("the table has moved on since that view: look again"),
+    "bad_message": _("that message could not be read"),
+    "unknown_type": _("unknown message type"),
+    "rate_limited": _("too many messages: slow down"),
+    "chat_too_long": _("chat lines are at most 200 characters"),
+    "chat_empty": _("an empty chat line"),
+    "login_required": _("log in to do that"),
+    "ranked_no_bots": _("bots cannot sit at ranked tables"),
+    "invalid_stake": _("the stake must be a whole number from 1 to 100000"),
+    "invalid_preset": _("unknown rule preset"),
+    "invalid_seat": _("seats are 0 to 3"),
+    "not_allowed": _("you may not do that"),
+    "in_game": _("you are seated at a table where a hand is in progress"),
+    "seated_elsewhere": _("leave your seat at your other table first"),
+    "not_queued": _("you are not waiting for a match"),
+    "internal": _("something went wrong on the server: try again"),
 }
+
+# The engine's reason codes (docs/NOTATION.md), in the words players use.
+_ENGINE_MESSAGES: dict[str, Promise] = {
+    "not_your_turn": _("it is not your turn"),
+    "wrong_phase": _("that action does not belong to this phase of the hand"),
+    "wrong_seat": _("that action names another seat"),
+    "server_only": _("only the server deals cards and closes the bid window"),
+    "invalid_action": _("the action text does not parse"),
+    "invalid_notation": _("those cards are not written right"),
+    "bid_not_showable": _("a bid shows level cards of one suit or a pair of identical jokers"),
+    "bid_cards_not_held": _("you have not been dealt those cards"),
+    "bid_too_weak": _("a bid must beat the standing bid"),
+    "bid_same_suit": _("an overcall must show another suit"),
+    "bid_own_overcall": _("you cannot overcall your own bid"),
+    "bury_wrong_count": _("bury exactly 8 cards"),
+    "bury_cards_not_held": _("you can only bury cards you hold"),
+    "wrong_count": _("play as many cards as the lead"),
+    "cards_not_in_hand": _("those cards are not in your hand"),
+    "must_follow_suit": _("play as many cards of the led suit as you hold"),
+    "must_follow_tractor": _("you hold a tractor of the led suit and must play it"),
+    "must_follow_pair": _("you hold pairs of the led suit and must play them"),
+    "empty_play": _("a play needs at least one card"),
+    "lead_mixed_suits": _("a lead must be all of one suit, or all trump"),
+    "throw_rejected": _("the throw does not stand: lead again"),
+}
+
+
+def _is_cards(detail: str) -> bool:
+    try:
+        parse_cards(detail)
+    except ShengjiError:
+        return False
+    return True
+
+
+def message_for(code: str) -> str:
+    """The message of ``code`` in the active language (the code itself when unknown)."""
+    message = _MESSAGES.get(code) or _ENGINE_MESSAGES.get(code)
+    return code if message is None else str(message)
+
+
+def error_messages() -> dict[str, str]:
+    """Every code's message in the active language: the table page's labels carry them."""
+    return {code: str(text) for code, text in {**_MESSAGES, **_ENGINE_MESSAGES}.items()}
 
 
 class ApplicationError(Exception):
     """A refused request. ``code`` is stable; ``message`` is for people."""
 
     def __init__(self, code: str, message: str | None = None) -> None:
-        super().__init__(message or _MESSAGES.get(code, code))
+        text = str(message) if message else message_for(code)
+        super().__init__(text)
         self.code = code
-        self.message = message or _MESSAGES.get(code, code)
+        self.message = text
 
     @classmethod
     def from_engine(cls, error: ShengjiError) -> ApplicationError:
+        """The engine's message in English; in another language the code's message, followed
+        by the cards concerned when the detail is cards (other details are English words)."""
         code = error.code
+        if code in _ENGINE_MESSAGES and not (get_language() or "en").startswith("en"):
+            text = message_for(code)
+            detail = getattr(error, "detail", "")
+            return cls(code, f"{text}: {detail}" if detail and _is_cards(detail) else text)
         text = action_reason_text(code)
         if text == code:
             text = reason_text(code)

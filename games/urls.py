@@ -1,4 +1,4 @@
-"""Lobby pages (namespace `games`); the sockets are in shengji_site/routing.py."""
+"""Lobby, table and replay pages (namespace `games`); the sockets are in shengji_site/routing.py."""
 
 from django.urls import path
 
@@ -17,4 +17,8 @@ urlpatterns = [
     path("tables/<int:table_id>/leave/", views.seat_leave, name="seat_leave"),
     path("tables/<int:table_id>/ready/", views.seat_ready, name="seat_ready"),
     path("tables/<int:table_id>/bot/", views.seat_bot, name="seat_bot"),
+    # Replays of hands that are over (a hand in progress is 404: nobody sees live hands).
+    path("hands/<int:hand_id>/", views.replay_page, name="replay"),
+    path("hands/<int:hand_id>/record.json", views.replay_record, name="replay_record"),
+    path("hands/<int:hand_id>/ledger.json", views.hand_ledger, name="hand_ledger"),
 ]

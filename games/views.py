@@ -1,4 +1,5 @@
-"""Lobby pages: the table list, creating a table, seats, ready, quick match (issue 7).
+"""Lobby pages: the table list, creating a table, seats, ready, quick match (issue 7); the table
+page and the replays of finished hands (issue 8).
 
 Thin: each view checks the request's shape with a form, calls one service and says what
 happened. A POST answers a page (redirect to the lobby, with a message) or, when the request
@@ -17,13 +18,15 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import matchmaking, selectors, services
-from games.errors import ApplicationError
+from games import matchmaking, replay, selectors, services
+from games.engine import preset
+from games.errors import ApplicationError, error_messages
 from games.forms import ReadyForm, SeatForm, TableCreateForm
-from games.models import Table
+from games.models import Hand, Table
 
 View = Callable[..., HttpResponse]
 
@@ -194,9 +197,192 @@ def table_new(request: HttpRequest) -> HttpResponse:
     return render(request, "games/table_new.html", {"form": form}, status=status)
 
 
+def _card_words() -> dict[str, Any]:
+    """How cards are named aloud in the active language (aria-labels: "黑桃A", "A of spades")."""
+    return {
+        "suit_names": {"S": _("spades"), "H": _("hearts"), "C": _("clubs"), "D": _("diamonds")},
+        "rank_names": {"T": "10"},
+        # Translators: a card's spoken name; keep {rank} and {suit} ("黑桃A" is "{suit}{rank}").
+        "card_format": _("{rank} of {suit}"),
+        "big_joker": _("big joker"),
+        "small_joker": _("small joker"),
+        "list_separator": _(", "),
+        "none": _("none"),
+    }
+
+
+def _bid_kinds() -> dict[str, str]:
+    """The kinds of bid (docs/NOTATION.md, views: bids) as players call them."""
+    return {
+        "first": _("bid"),
+        "self_reinforce": _("reinforce"),
+        "overturn": _("overturn"),
+        "self_overturn": _("self-overturn"),
+        "no_trump_overturn": _("no-trump overturn"),
+    }
+
+
+def _table_labels() -> dict[str, Any]:
+    """Every word the table's script writes, translated here (no build step, no catalogue)."""
+    return {
+        **_card_words(),
+        "errors": error_messages(),
+        "system": _system_lines(),
+        "bid_kinds": _bid_kinds(),
+        "live": _("live"),
+        "offline": _("reconnecting…"),
+        "connecting": _("connecting…"),
+        "no_table": _("This table no longer exists."),
+        "ranked": _("ranked"),
+        "casual": _("casual"),
+        "stake": _("stake"),
+        "seconds": _("s per play"),
+        "seat_n": _("Seat {n}"),
+        "bot_n": _("Bot {n}"),
+        "bot": _("bot"),
+        "you": _("you"),
+        "away": _("away"),
+        "ready": _("ready"),
+        "dealer_short": pgettext("badge on the dealer's seat", "dealer"),
+        "defenders_short": _("defending"),
+        "attackers_short": _("attacking"),
+        "cards_n": _("{n} cards"),
+        "level_n": _("level {level}"),
+        "sit": _("Sit here"),
+        "add_bot": _("Add a bot"),
+        "login_to_sit": _("Log in to sit"),
+        "press_ready": _("Ready"),
+        "unready": _("Not ready"),
+        "leave_seat": _("Leave seat"),
+        "bid": _("Bid"),
+        "bid_with": _("Bid with {cards}"),
+        "no_bid_yet": _("No bid to make yet: bids show level cards or a pair of jokers."),
+        "no_bid_now": _("You have no bid that beats the standing one."),
+        "play": pgettext("button", "Play"),
+        "bury_n": _("Bury ({n}/8)"),
+        "clear": _("Clear"),
+        "last_trick": _("Last trick"),
+        "hide_last_trick": _("Back to this trick"),
+        "escape": _("Escape"),
+        "escape_confirm": _(
+            "Leave this hand now? It is an escape: the hand stops and you pay the table's "
+            "escape penalty."
+        ),
+        "show_hand": _("Let spectators see my hand"),
+        "watch_seat": _("Watch a seat"),
+        "watch_public": _("Public view"),
+        "watch_n": _("Watch {name}"),
+        "no_hand": _("No hand yet."),
+        "wins": _("wins"),
+        # Translators: a trick won by trumps over a led plain suit (毙).
+        "ruffs": _("ruffs"),
+        "trick_points": _("{n} points"),
+        "dealing_n": _("Dealing: {n}/100"),
+        "bidding": _("Last moments to bid"),
+        "burying_by": _("{name} is burying the kitty"),
+        "hand_over": _("The hand is over."),
+        "pick_a_seat": _("Pick a free seat to play, or watch."),
+        "spectating": _("You are watching. Log in to play."),
+        "waiting_players": _("Waiting for four players (or bots)."),
+        "waiting_ready": _("You are ready. Waiting for the others."),
+        "press_ready_hint": _("Press Ready when you are ready for the hand."),
+        "to_act_is": _("Waiting for {name}."),
+        "dealing_hint": _("Cards are arriving. Bid for trump with a level card or a pair."),
+        "bidding_hint": _("The deal is done: the last seconds to bid."),
+        "bury_pick": _("Choose 8 cards to bury ({n} chosen)."),
+        "your_turn_lead": _("Your turn: lead."),
+        "your_turn_follow": _("Your turn: follow with {n} cards."),
+        "throw_forced": _("{name}'s throw fails: {cards} is played instead."),
+        "throw_rejected_by": _("{name}'s throw fails and is taken back."),
+        "trump": _("Trump"),
+        "level": _("level"),
+        "levels": _("Levels"),
+        "trump_unknown": _("trump not set yet"),
+        "no_trump": _("no trump"),
+        "us": _("us"),
+        "them": _("them"),
+        "team_02": _("seats 0 & 2"),
+        "team_13": _("seats 1 & 3"),
+        "dealer": _("Dealer"),
+        "attackers_points": _("Attackers' points"),
+        "tricks": _("Tricks"),
+        "point_cards": _("Point cards won by the attackers"),
+        "your_kitty": _("Your kitty"),
+        "bids": _("Bids"),
+        "flipped": _("Kitty turned over"),
+        "kitty": _("Kitty"),
+        "result_title": _("Result of the hand"),
+        "result_escape": _("{name} escaped: the hand stops."),
+        "result_winner": _("The {side} win: level +{n}."),
+        "result_take_deal": _("The attackers take the deal: no level is gained."),
+        "attackers": _("attackers"),
+        "defenders": _("defenders"),
+        "trick_points_label": _("Points in tricks"),
+        "kitty_bonus": _("Kitty bonus"),
+        "kitty_bonus_value": _("{points} × {times} = {bonus}"),
+        "penalty_points": _("Throw penalties"),
+        "next_dealer": _("Next dealer"),
+        "match_over": _("The match is over."),
+        "watch_replay": _("Watch the replay"),
+        "loading": _("loading…"),
+        "ledger_title": _("Points changed"),
+        "player": _("Player"),
+        "table_points": _("Table points"),
+        "title_points": _("Title points"),
+    }
+
+
+def _system_lines() -> dict[str, str]:
+    """The table's system lines (services.py writes them in English), by kind: table.js knows
+    each kind's English pattern and shows the line in these words; {0} {1} … are its parts."""
+    return {
+        "sits": _("{0} sits at seat {1}"),
+        "leaves": _("{0} leaves seat {1}"),
+        "bot_sits": _("a bot sits at seat {0}"),
+        "hand_starts": _("hand {0} of match {1} starts"),
+        "bids": _("seat {0} bids {1}"),
+        "throw_forced": _("seat {0}'s throw {1} fails: {2} is played instead"),
+        "throw_back": _("seat {0}'s throw fails and is taken back"),
+        "result": _("hand {0}: attackers {1} points, {2} +{3}"),
+        "escaped": _("hand {0}: seat {1} escaped"),
+        "bot_plays": _("the bot plays seat {0} for {1}"),
+        "back": _("{0} is back at seat {1}"),
+        "closed": _("the table was closed by an admin"),
+        "removed": _("an admin removed the player at seat {0}"),
+    }
+
+
+def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
+    rules = preset(table.preset)
+    user = request.user
+    return {
+        "id": table.pk,
+        "socket": f"/ws/table/{table.pk}/",
+        "bidding": rules.bidding,
+        "timing": {
+            "play_s": table.play_seconds,
+            "bury_s": table.bury_seconds,
+            "bid_window_s": table.bid_window_seconds,
+            "deal_interval_ms": table.deal_interval_ms,
+        },
+        "me": {
+            "logged_in": user.is_authenticated,
+            "username": user.get_username() if user.is_authenticated else None,
+            "is_creator": user.is_authenticated and table.creator_id == user.pk,
+        },
+        "urls": {
+            "login": f"{reverse('login')}?next={request.path}",
+            "lobby": reverse("games:lobby"),
+            "replay": reverse("games:replay", kwargs={"hand_id": 0}),
+            "ledger": reverse("games:hand_ledger", kwargs={"hand_id": 0}),
+        },
+    }
+
+
+@never_cache
 @require_GET
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
-    """A placeholder until the table page comes (a later issue): the table and its seats."""
+    """The live table: the page holds the words and settings; table.js plays over the socket."""
     table = Table.objects.filter(pk=table_id).first()
     if table is None:
         raise Http404("no such table")
@@ -206,8 +392,102 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
         {
             "table": selectors.table_summary(table),
             "seats": selectors.seats_list(table_id=table.pk),
+            "labels": _table_labels(),
+            "config": _table_config(request, table),
         },
     )
+
+
+# --- replays (issue 8) -------------------------------------------------------------------------
+
+
+def _replay_labels() -> dict[str, Any]:
+    return {
+        **_card_words(),
+        "bid_kinds": _bid_kinds(),
+        "start": _("Start: the deck is shuffled."),
+        "deal_n": _("{n} cards dealt ({drawn}/100)."),
+        "bid_by": _("{name} bids {cards}."),
+        "close": _("Bidding closes."),
+        "bury_by": _("{name} buries {cards}."),
+        "play_by": _("{name} plays {cards}."),
+        "leave_by": _("{name} escapes."),
+        "auto": _("(on time-out, by the bot)"),
+        "move_n": _("Move {n} of {total}"),
+        "trick_n": _("Trick {n}"),
+        "deal": _("Deal"),
+        "trump": _("Trump"),
+        "level": _("level"),
+        "no_trump": _("no trump"),
+        "trump_unknown": _("trump not set yet"),
+        "dealer": _("Dealer"),
+        "dealer_short": pgettext("badge on the dealer's seat", "dealer"),
+        "attackers_points": _("Attackers' points"),
+        "point_cards": _("Point cards won by the attackers"),
+        "kitty_dealt": _("Kitty as dealt"),
+        "buried": _("Buried"),
+        "seat_n": _("Seat {n}"),
+        "bot_n": _("Bot {n}"),
+        "bot": _("bot"),
+        "wins": _("wins"),
+        # Translators: a trick won by trumps over a led plain suit (毙).
+        "ruffs": _("ruffs"),
+        "cards_n": _("{n} cards"),
+        "result_winner": _("The {side} win: level +{n}."),
+        "result_take_deal": _("The attackers take the deal: no level is gained."),
+        "result_escape": _("{name} escaped: the hand stops."),
+        "void": _("This hand was made void by an admin."),
+        "attackers": _("attackers"),
+        "defenders": _("defenders"),
+        "kitty_bonus_line": _("Kitty bonus: {points} × {times} = {bonus}"),
+        "levels_after": _("Levels after: seats 0 & 2 {a} · seats 1 & 3 {b}"),
+        "autoplay": _("Autoplay"),
+        "pause": _("Pause"),
+    }
+
+
+def _replay_or_404(hand_id: int) -> Hand:
+    try:
+        return replay.replay_hand_get(hand_id=hand_id)
+    except ApplicationError as error:
+        raise Http404("no such finished hand") from error
+
+
+@require_GET
+def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """A finished hand, all four hands shown, step by step (never a hand in progress)."""
+    hand = _replay_or_404(hand_id)
+    data = replay.replay_get(hand_id=hand.pk)
+    return render(
+        request,
+        "games/replay.html",
+        {
+            "hand": data["hand"],
+            "finished_at": hand.finished_at,
+            "players": data["players"],
+            "replay": data,
+            "labels": _replay_labels(),
+            "record_url": reverse("games:replay_record", kwargs={"hand_id": hand.pk}),
+        },
+    )
+
+
+@require_GET
+def replay_record(request: HttpRequest, hand_id: int) -> HttpResponse:
+    """The hand's record as JSON (docs/NOTATION.md): ``HandRecord.from_json`` reads it back."""
+    hand = _replay_or_404(hand_id)
+    record = replay.replay_record_get(hand=hand)
+    response = HttpResponse(record.to_json(), content_type="application/json")
+    response["Content-Disposition"] = f'inline; filename="hand-{hand.pk}.json"'
+    return response
+
+
+@never_cache
+@require_GET
+def hand_ledger(request: HttpRequest, hand_id: int) -> JsonResponse:
+    """What a hand that is over did to each player's points, for the table's result panel."""
+    hand = _replay_or_404(hand_id)
+    return JsonResponse({"hand": hand.pk, "players": replay.replay_ledger_get(hand=hand)})
 
 
 # --- seats -----------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """The suite talks to real PostgreSQL, real Redis and a real Celery worker."""
 
+import asyncio
 import uuid
 
 import pytest
@@ -75,3 +76,13 @@ def test_celery_worker_runs_a_task(celery_worker: object) -> None:
     assert settings.CELERY_BROKER_URL.startswith("redis://")
     result = echo.delay("升级")
     assert result.get(timeout=20) == "升级"
+
+
+async def test_regression_a_quiet_socket_was_closed_after_five_seconds(redis_url: str) -> None:
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    waiting = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(7)  # longer than channels-redis's 5 s blocking read
+    assert not waiting.done() or waiting.exception() is None
+    await layer.send(channel, {"type": "probe", "text": "still here"})
+    assert (await asyncio.wait_for(waiting, 5)) == {"type": "probe", "text": "still here"}

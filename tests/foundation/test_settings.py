@@ -74,7 +74,7 @@ def test_settings_are_read_from_the_environment(tmp_path: Path) -> None:
         "USER": "alice",
     }
     assert values["redis"] == values["broker"] == "redis://cache.internal:6380/3"
-    assert values["layer"] == ["redis://cache.internal:6380/3"]
+    assert values["layer"] == [{"address": "redis://cache.internal:6380/3", "socket_timeout": 30}]
     assert values["secret"] == REAL_SECRET
     assert values["ssl"] is False
 

@@ -41,7 +41,7 @@ def test_profile_page_shows_the_players_numbers_chart_and_hands(client: Client) 
     assert profile.hands_played == 2 and profile.hands_won == 1
     assert html.count("<polyline") == 2
     for hand in hands:
-        assert f'href="/api/hands/{hand.pk}/"' in html  # the replay link until replays exist
+        assert f'href="/hands/{hand.pk}/"' in html  # the replay page
     assert "50 %" in html  # win rate
 
 

@@ -1,0 +1,1198 @@
+// The live table: the `ws/table/<id>/` socket (docs/PROTOCOL.md) drawn as a card table.
+// Plain ES module, no build step. Words come translated from the page (#table-labels); text
+// from users is only ever set with textContent. The server decides everything: the client
+// asks it ({"type": "check"}) before it offers a bid, a bury or a play.
+
+import {
+  cardElement,
+  cardName,
+  cardRow,
+  cardsName,
+  formatCards,
+  isRuff,
+  parseCards,
+  points as cardPoints,
+  sortCards,
+  suitIcon,
+} from "./cards.js";
+
+const root = document.getElementById("table");
+const L = JSON.parse(document.getElementById("table-labels").textContent);
+const config = JSON.parse(document.getElementById("table-config").textContent);
+
+const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), +2 (partner), +3
+const CHECK_DEBOUNCE_MS = 150;
+const PING_EVERY_MS = 20000;
+
+// --- small helpers -------------------------------------------------------------------------------
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function button(text, className, onClick, attributes = {}) {
+  const node = el("button", className, text);
+  node.type = "button";
+  for (const [key, value] of Object.entries(attributes)) node.setAttribute(key, value);
+  if (onClick) node.addEventListener("click", onClick);
+  return node;
+}
+
+function fmt(template, values) {
+  return String(template || "").replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
+}
+
+function byId(id) {
+  return document.getElementById(id);
+}
+
+/** The translated message for an error code, else what the server said. */
+function errorText(code, message) {
+  return (L.errors && L.errors[code]) || message || code;
+}
+
+const rendered = new WeakMap();
+
+/**
+ * Put `holder`'s children into `box` unless `box` already shows exactly that: buttons are not
+ * replaced under the pointer by a view that changed nothing they show (a click is not lost).
+ */
+function swap(box, holder) {
+  const html = holder.innerHTML;
+  if (rendered.get(box) === html) return false;
+  rendered.set(box, html);
+  box.replaceChildren(...holder.childNodes);
+  return true;
+}
+
+function counts(cards) {
+  const map = new Map();
+  for (const card of cards) map.set(card, (map.get(card) || 0) + 1);
+  return map;
+}
+
+// --- state ---------------------------------------------------------------------------------------
+
+const game = {
+  table: null,
+  seats: [],
+  you: { seat: null, watching: null },
+  hand: null, // {id, seq, status, deadline, view}
+  chat: [],
+  deadlineAt: null, // ms since the epoch, or null
+  connected: false,
+};
+
+const ui = {
+  selected: [], // card codes picked, as a multiset
+  focus: 0,
+  shown: [], // the hand as drawn last (sorted codes), to animate arrivals
+  showLast: false,
+  note: null, // {text, kind}: the last refusal or notice
+  check: { key: null, ok: false, code: null, message: null, pending: false },
+  bids: new Map(), // candidate key → {cards, ok}
+  waitingAction: 0, // ms: an action was sent; checks wait until it is answered
+  ledger: new Map(), // hand id → ledger rows (or "loading")
+  lastThrows: 0,
+};
+
+function mySeat() {
+  return game.you ? game.you.seat : null;
+}
+
+function view() {
+  return game.hand ? game.hand.view : null;
+}
+
+/** The seat drawn at the bottom: yours, the seat you watch, or seat 0. */
+function baseSeat() {
+  if (mySeat() !== null && mySeat() !== undefined) return mySeat();
+  if (game.you && game.you.watching !== null && game.you.watching !== undefined) return game.you.watching;
+  return 0;
+}
+
+function positionOf(seat) {
+  return POSITIONS[(seat - baseSeat() + 4) % 4];
+}
+
+function seatInfo(seat) {
+  return game.seats.find((s) => s.seat === seat) || { seat, user: null, bot: false, ready: false, connected: false };
+}
+
+function seatName(seat) {
+  const info = seatInfo(seat);
+  if (info.user) return info.user;
+  if (info.bot) return fmt(L.bot_n, { n: seat });
+  return fmt(L.seat_n, { n: seat });
+}
+
+function handLive() {
+  return Boolean(game.hand && game.hand.status === "playing");
+}
+
+function trumpForSort(v) {
+  if (!v) return null;
+  if (v.trump) return v.trump;
+  const bids = v.bids || [];
+  const standing = bids.length ? bids[bids.length - 1] : null;
+  return { level: v.level, suit: standing ? standing.suit : null };
+}
+
+function myCards() {
+  const v = view();
+  if (!v || !v.hand) return [];
+  return sortCards(parseCards(v.hand), trumpForSort(v));
+}
+
+// --- the socket ----------------------------------------------------------------------------------
+
+let socket = null;
+let backoff = 1000;
+let pingTimer = null;
+
+const outbox = []; // seat messages made while the socket reopens, sent once it is open
+
+function send(message) {
+  if (!socket || socket.readyState !== WebSocket.OPEN) {
+    if (["sit", "bot", "ready", "stand", "chat", "show_hand"].includes(message.type)) {
+      outbox.push({ message, at: Date.now() });
+      return true;
+    }
+    setNote(L.offline, "error");
+    return false;
+  }
+  socket.send(JSON.stringify(message));
+  return true;
+}
+
+function flushOutbox() {
+  const fresh = outbox.splice(0).filter((item) => Date.now() - item.at < 5000);
+  for (const item of fresh) socket.send(JSON.stringify(item.message));
+}
+
+/** Send an action; checks wait until it is answered (a view, a state or an error). */
+function act(message) {
+  if (send(message)) ui.waitingAction = Date.now() + 1500;
+}
+
+function connect() {
+  const scheme = window.location.protocol === "https:" ? "wss" : "ws";
+  socket = new WebSocket(`${scheme}://${window.location.host}${config.socket}`);
+  socket.addEventListener("open", () => {
+    backoff = 1000;
+    game.connected = true;
+    renderLive();
+    clearInterval(pingTimer);
+    pingTimer = setInterval(() => send({ type: "ping" }), PING_EVERY_MS);
+    flushOutbox();
+  });
+  socket.addEventListener("message", (event) => {
+    let frame;
+    try {
+      frame = JSON.parse(event.data);
+    } catch {
+      return;
+    }
+    receive(frame);
+  });
+  socket.addEventListener("close", (event) => {
+    game.connected = false;
+    clearInterval(pingTimer);
+    forgetPendingChecks();
+    renderLive();
+    if (event.code === 4404) {
+      setNote(L.no_table, "error");
+      return;
+    }
+    setTimeout(connect, backoff);
+    backoff = Math.min(backoff * 2, 15000);
+  });
+}
+
+function receive(frame) {
+  switch (frame.type) {
+    case "state":
+      onState(frame);
+      break;
+    case "view":
+      onView(frame);
+      break;
+    case "chat":
+      game.chat.push(frame.line);
+      if (game.chat.length > 100) game.chat.shift();
+      renderChat();
+      break;
+    case "check":
+      onCheck(frame);
+      break;
+    case "error":
+      onError(frame);
+      break;
+    default:
+      break;
+  }
+}
+
+function onState(frame) {
+  const before = game.hand;
+  game.table = frame.table;
+  game.seats = frame.seats || [];
+  game.you = frame.you || { seat: null, watching: null };
+  game.chat = frame.chat || [];
+  if (frame.hand && before && before.id === frame.hand.id && before.seq > frame.hand.seq) {
+    // a view newer than this state already arrived: keep it, take the deadline only
+    before.deadline = frame.hand.deadline;
+  } else {
+    if (!before || !frame.hand || before.id !== frame.hand.id) resetHandUi();
+    game.hand = frame.hand;
+  }
+  game.deadlineAt = game.hand && game.hand.deadline ? Date.parse(game.hand.deadline) : null;
+  if (game.hand && game.hand.status !== "playing") game.deadlineAt = null;
+  ui.waitingAction = 0;
+  renderAll();
+}
+
+function onView(frame) {
+  if (!game.hand || frame.hand !== game.hand.id) {
+    send({ type: "state" }); // a new hand: its seats, status and deadline come with the state
+    return;
+  }
+  if (frame.seq < game.hand.seq) return;
+  const before = game.hand.view;
+  game.hand.seq = frame.seq;
+  game.hand.view = frame.view;
+  if (frame.view.phase === "finished") game.hand.status = "finished";
+  estimateDeadline(before, frame.view);
+  afterViewChange(before, frame.view);
+  renderAll();
+}
+
+function resetHandUi() {
+  ui.selected = [];
+  ui.shown = [];
+  ui.focus = 0;
+  ui.showLast = false;
+  ui.bids = new Map();
+  ui.check = { key: null, ok: false, code: null, message: null, pending: false };
+  ui.lastThrows = 0;
+}
+
+/** What makes a new turn: the phase, who acts, and how far the tricks are. */
+function turnKey(v) {
+  if (!v) return "";
+  return [v.phase, v.to_act, v.tricks_played, v.trick ? v.trick.plays.length : -1].join("/");
+}
+
+function afterViewChange(before, after) {
+  ui.waitingAction = 0;
+  const phaseChanged = !before || before.phase !== after.phase;
+  const newTurn = turnKey(before) !== turnKey(after);
+  const mine = mySeat();
+  const myCount = (v) => (v && mine !== null && v.card_counts ? v.card_counts[mine] : 0);
+  const iPlayed = before && myCount(after) < myCount(before) && after.phase !== "dealing";
+  if (phaseChanged || iPlayed) ui.selected = [];
+  else ui.selected = stillHeld(ui.selected, parseCards(after.hand));
+  if (newTurn) ui.showLast = false;
+  if (phaseChanged && after.phase !== "dealing" && after.phase !== "bidding") ui.bids = new Map();
+  const throws = after.failed_throws || [];
+  if (throws.length > ui.lastThrows) {
+    const failed = throws[throws.length - 1];
+    const text = failed.result === "forced"
+      ? fmt(L.throw_forced, { name: seatName(failed.seat), cards: cardsName(parseCards(failed.played), L) })
+      : fmt(L.throw_rejected_by, { name: seatName(failed.seat) });
+    setNote(text, "warn");
+  }
+  ui.lastThrows = throws.length;
+  const myTurnNow = mine !== null && after.to_act === mine && newTurn && ["burying", "playing"].includes(after.phase);
+  if (myTurnNow) send({ type: "state" }); // the exact deadline of my turn comes with the state
+}
+
+/** The picked cards that are still in the hand (a multiset intersection). */
+function stillHeld(picked, hand) {
+  const left = counts(hand);
+  return picked.filter((card) => {
+    const n = left.get(card) || 0;
+    if (n > 0) left.set(card, n - 1);
+    return n > 0;
+  });
+}
+
+function estimateDeadline(before, after) {
+  const timing = config.timing;
+  const now = Date.now();
+  if (after.phase === "finished") {
+    game.deadlineAt = null;
+  } else if (after.phase === "dealing") {
+    game.deadlineAt = now + (100 - after.drawn) * timing.deal_interval_ms + timing.bid_window_s * 1000;
+  } else if (after.phase === "bidding") {
+    if (!before || before.phase !== "bidding") game.deadlineAt = now + timing.bid_window_s * 1000;
+  } else if (turnKey(before) !== turnKey(after)) {
+    const limit = after.phase === "burying" ? timing.bury_s : game.table ? game.table.play_seconds : timing.play_s;
+    game.deadlineAt = now + limit * 1000;
+  }
+}
+
+// --- checks: ask the server before offering an action ----------------------------------------------
+
+const checkQueue = [];
+let checkInFlight = null;
+
+function requestCheck(action, cards, key, done) {
+  if (checkQueue.some((item) => item.key === key) || (checkInFlight && checkInFlight.key === key)) return;
+  checkQueue.push({ action, cards, key, done });
+  pumpChecks();
+}
+
+function pumpChecks() {
+  if (checkInFlight || !checkQueue.length) return;
+  if (ui.waitingAction > Date.now()) {
+    setTimeout(pumpChecks, 200);
+    return;
+  }
+  checkInFlight = checkQueue.shift();
+  checkInFlight.sentAt = Date.now();
+  if (!send({ type: "check", action: checkInFlight.action, cards: checkInFlight.cards })) {
+    checkInFlight = null;
+    return;
+  }
+  const sent = checkInFlight;
+  setTimeout(() => {
+    if (checkInFlight === sent) {
+      checkInFlight = null; // never answered (a lost frame): let the next go
+      pumpChecks();
+    }
+  }, 4000);
+}
+
+/** A closed socket answers nothing more: ask again once it is open. */
+function forgetPendingChecks() {
+  checkQueue.length = 0;
+  checkInFlight = null;
+  ui.waitingAction = 0;
+  if (ui.check.pending) ui.check = { key: null, ok: false, code: null, message: null, pending: false };
+  for (const [key, entry] of ui.bids) if (entry.ok === null) ui.bids.delete(key);
+}
+
+function onCheck(frame) {
+  const item = checkInFlight;
+  checkInFlight = null;
+  if (item) item.done(frame.ok, frame.code || null, frame.message || null);
+  setTimeout(pumpChecks, 60);
+}
+
+function onError(frame) {
+  if (checkInFlight) {
+    // the only message that was waiting for an answer
+    const item = checkInFlight;
+    checkInFlight = null;
+    item.done(false, frame.code, frame.message);
+    setTimeout(pumpChecks, 60);
+    if (!["not_seated", "no_hand", "rate_limited"].includes(frame.code)) return;
+  }
+  ui.waitingAction = 0;
+  setNote(errorText(frame.code, frame.message), "error");
+  if (frame.code === "stale_seq") send({ type: "state" });
+  renderActions();
+}
+
+/** The key of what a check answered: the cards, and what the answer depends on. */
+function selectionKey(action, cards) {
+  const v = view();
+  return `${action}|${formatCards(sortCards(cards, trumpForSort(v)))}|${game.hand ? game.hand.id : 0}|${game.hand ? game.hand.seq : 0}`;
+}
+
+let checkTimer = null;
+
+function scheduleSelectionCheck() {
+  const action = selectionAction();
+  if (!action || !ui.selected.length || (action === "bury" && ui.selected.length !== 8)) {
+    clearTimeout(checkTimer);
+    ui.check = { key: null, ok: false, code: null, message: null, pending: false };
+    return;
+  }
+  const key = selectionKey(action, ui.selected);
+  if (ui.check.key === key) return; // asked already (or about to be)
+  clearTimeout(checkTimer);
+  ui.check = { key, ok: false, code: null, message: null, pending: true };
+  const cards = formatCards(ui.selected);
+  checkTimer = setTimeout(() => {
+    requestCheck(action, cards, key, (ok, code, message) => {
+      if (ui.check.key !== key) return;
+      ui.check = { key, ok, code, message, pending: false };
+      renderActions();
+    });
+  }, CHECK_DEBOUNCE_MS);
+}
+
+/** What the selected cards are for now: "play", "bury" or nothing. */
+function selectionAction() {
+  const v = view();
+  const mine = mySeat();
+  if (!v || mine === null || !handLive()) return null;
+  if (v.phase === "burying" && v.dealer === mine) return "bury";
+  if (v.phase === "playing" && v.to_act === mine) return "play";
+  return null;
+}
+
+// Bids: every showing the hand holds (a level card, a pair of level cards, a pair of jokers),
+// each offered only once the server says it would stand now.
+
+function bidCandidates(v) {
+  const cards = parseCards(v.hand);
+  const have = counts(cards);
+  const found = [];
+  for (const suit of ["S", "H", "C", "D"]) {
+    const card = `${v.level}${suit}`;
+    const n = have.get(card) || 0;
+    if (n >= 1) found.push([card]);
+    if (n >= 2) found.push([card, card]);
+  }
+  for (const joker of ["SJ", "BJ"]) if ((have.get(joker) || 0) >= 2) found.push([joker, joker]);
+  return found;
+}
+
+function refreshBids() {
+  const v = view();
+  const mine = mySeat();
+  if (!v || mine === null || !handLive() || !["dealing", "bidding"].includes(v.phase)) {
+    ui.bids = new Map();
+    return;
+  }
+  const standing = (v.bids || []).length;
+  const wanted = new Map();
+  for (const cards of bidCandidates(v)) {
+    const key = `bid|${formatCards(cards)}|${game.hand.id}|${standing}`;
+    const known = ui.bids.get(key);
+    wanted.set(key, known || { cards, ok: null });
+    if (!known) {
+      requestCheck("bid", formatCards(cards), key, (ok) => {
+        const entry = ui.bids.get(key);
+        if (entry) {
+          entry.ok = ok;
+          renderActions();
+        }
+      });
+    }
+  }
+  ui.bids = wanted;
+}
+
+// --- actions -------------------------------------------------------------------------------------
+
+function primaryAction() {
+  const action = selectionAction();
+  if (!action) return;
+  if (!ui.check.ok || ui.check.key !== selectionKey(action, ui.selected)) {
+    if (action === "bury" && ui.selected.length !== 8) setNote(fmt(L.bury_pick, { n: ui.selected.length }), "warn");
+    return;
+  }
+  act({ type: action, seq: game.hand.seq, cards: formatCards(ui.selected) });
+  ui.check = { key: null, ok: false, code: null, message: null, pending: false };
+  renderActions();
+}
+
+function bid(cards) {
+  act({ type: "bid", seq: game.hand.seq, cards: formatCards(cards) });
+}
+
+function toggle(index) {
+  const cards = myCards();
+  const card = cards[index];
+  if (card === undefined) return;
+  const picked = selectedIndexes(cards);
+  if (picked.has(index)) {
+    // drop one copy of this card: the one at this index
+    const copies = cards.slice(0, index + 1).filter((c) => c === card).length;
+    const chosen = ui.selected.filter((c) => c === card).length;
+    if (copies <= chosen) ui.selected.splice(ui.selected.lastIndexOf(card), 1);
+  } else {
+    ui.selected.push(card);
+  }
+  ui.focus = index;
+  ui.note = null;
+  scheduleSelectionCheck();
+  renderHand();
+  renderActions();
+}
+
+function selectedIndexes(cards) {
+  const want = counts(ui.selected);
+  const picked = new Set();
+  cards.forEach((card, index) => {
+    const n = want.get(card) || 0;
+    if (n > 0) {
+      picked.add(index);
+      want.set(card, n - 1);
+    }
+  });
+  return picked;
+}
+
+function setNote(text, kind) {
+  ui.note = text ? { text, kind: kind || "info" } : null;
+  renderStatus();
+}
+
+// --- drawing -------------------------------------------------------------------------------------
+
+function renderAll() {
+  refreshBids();
+  scheduleSelectionCheck();
+  renderHeader();
+  renderSeats();
+  renderTrick();
+  renderHand();
+  renderActions();
+  renderInfo();
+  renderResult();
+  renderChat();
+  renderStatus();
+  renderClock();
+}
+
+function renderLive() {
+  const live = byId("table-live");
+  live.textContent = game.connected ? `● ${L.live}` : L.offline;
+  live.classList.toggle("offline", !game.connected);
+}
+
+function renderHeader() {
+  renderLive();
+  const t = game.table;
+  if (!t) return;
+  byId("table-name").textContent = t.name;
+  const parts = [t.ranked ? L.ranked : L.casual, t.preset, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
+  byId("table-meta").textContent = parts.join(" · ");
+}
+
+function seatBadges(seat, v) {
+  const badges = el("span", "badges");
+  const info = seatInfo(seat);
+  if (v && v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
+  if (info.bot) badges.append(el("span", "badge bot", L.bot));
+  if (info.user && !info.connected && !info.bot) badges.append(el("span", "badge away", L.away));
+  if (!handLive() && info.ready) badges.append(el("span", "badge ready", `✓ ${L.ready}`));
+  return badges;
+}
+
+function renderSeats() {
+  const v = view();
+  const mine = mySeat();
+  for (let seat = 0; seat < 4; seat += 1) {
+    const box = byId(`seat-${positionOf(seat)}`);
+    const out = el("div");
+    box.dataset.seat = String(seat);
+    const info = seatInfo(seat);
+    const acting = v && handLive() && v.to_act === seat;
+    box.classList.toggle("acting", Boolean(acting));
+    box.classList.toggle("mine", seat === mine);
+    box.classList.toggle("empty", !info.user && !info.bot);
+    const head = el("div", "seat-head");
+    const name = el("span", "seat-name", seat === mine ? `${seatName(seat)} (${L.you})` : seatName(seat));
+    head.append(name, seatBadges(seat, v));
+    out.append(head);
+    const line = el("div", "seat-line");
+    if (v && handLive()) {
+      line.append(el("span", "count", fmt(L.cards_n, { n: v.card_counts[seat] })));
+      const team = seat % 2;
+      if (v.defenders) line.append(el("span", "side", v.defenders.includes(seat) ? L.defenders_short : L.attackers_short));
+      else line.append(el("span", "side muted", fmt(L.level_n, { level: v.levels[team] })));
+    }
+    if (acting) {
+      const clock = el("span", "clock", "");
+      clock.dataset.clock = "1";
+      line.append(clock);
+    }
+    out.append(line);
+    out.append(seatControls(seat, info));
+    swap(box, out);
+  }
+}
+
+function seatControls(seat, info) {
+  const box = el("div", "seat-controls");
+  const t = game.table;
+  if (!t || handLive()) return box;
+  const mine = mySeat();
+  const free = !info.user && !info.bot;
+  if (free && mine === null) {
+    if (config.me.logged_in) {
+      box.append(button(L.sit, "small", () => {
+        const message = { type: "sit", seat };
+        if (game.seats.every((s) => !s.user)) message.stake = t.stake;
+        act(message);
+      }, { "data-action": "sit", "data-seat": String(seat) }));
+    } else if (seat === baseSeat()) {
+      const link = el("a", "small-link", L.login_to_sit);
+      link.href = config.urls.login;
+      box.append(link);
+    }
+  }
+  const mayBot = !t.ranked && (mine !== null || config.me.is_creator);
+  if (free && mayBot) {
+    box.append(button(L.add_bot, "small secondary", () => act({ type: "bot", seat }), { "data-action": "bot", "data-seat": String(seat) }));
+  }
+  return box;
+}
+
+function renderTrick() {
+  const v = view();
+  const area = byId("trick");
+  for (const pos of POSITIONS) byId(`play-${pos}`).replaceChildren();
+  const center = byId("trick-center");
+  center.replaceChildren();
+  area.classList.remove("showing-last", "done");
+  if (!v) {
+    center.append(el("span", "muted", L.no_hand));
+    return;
+  }
+  let trick = null;
+  if (ui.showLast && v.last_trick) {
+    trick = v.last_trick;
+    area.classList.add("showing-last");
+    center.append(el("span", "trick-label", L.last_trick));
+  } else if (v.phase === "playing" && v.trick && v.trick.plays.length) {
+    trick = v.trick;
+  } else if ((v.phase === "playing" || v.phase === "finished") && v.last_trick) {
+    trick = v.last_trick;
+    area.classList.add("done");
+  }
+  if (trick) {
+    for (const play of trick.plays) {
+      const slot = byId(`play-${positionOf(play.seat)}`);
+      const row = cardRow(parseCards(play.cards), L, "trick-cards", "both");
+      row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(parseCards(play.cards), L)}`);
+      slot.append(row);
+      if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
+    }
+    if (trick.winner !== null && trick.winner !== undefined && trick.points) {
+      center.append(el("span", "trick-points", fmt(L.trick_points, { n: trick.points })));
+    }
+  }
+  if (["dealing", "bidding"].includes(v.phase)) {
+    center.append(el("span", "phase-note", v.phase === "dealing" ? fmt(L.dealing_n, { n: v.drawn }) : L.bidding));
+    const bids = v.bids || [];
+    if (bids.length) {
+      const standing = bids[bids.length - 1];
+      const line = el("span", "standing-bid");
+      line.append(`${seatName(standing.seat)}: `, cardRow(parseCards(standing.cards), L, "mini"));
+      center.append(line);
+    }
+  } else if (v.phase === "burying") {
+    center.append(el("span", "phase-note", fmt(L.burying_by, { name: seatName(v.dealer) })));
+  } else if (v.phase === "finished" && !trick) {
+    center.append(el("span", "phase-note", L.hand_over));
+  }
+}
+
+function renderHand() {
+  const target = byId("hand");
+  const v = view();
+  const cards = myCards();
+  const picked = selectedIndexes(cards);
+  const arriving = arrivals(ui.shown, cards);
+  const kitty = v && v.phase === "burying" && v.dealer === mySeat() && v.kitty ? counts(parseCards(v.kitty)) : null;
+  ui.shown = cards;
+  const box = el("div");
+  target.hidden = !cards.length;
+  if (!cards.length) {
+    swap(target, box);
+    return;
+  }
+  const action = selectionAction();
+  ui.focus = Math.min(ui.focus, cards.length - 1);
+  const rows = layoutRows(target, cards.length);
+  const hadFocus = target.contains(document.activeElement);
+  let index = 0;
+  for (const size of rows) {
+    const row = el("div", "hand-row");
+    for (let i = 0; i < size; i += 1, index += 1) {
+      const card = cards[index];
+      const node = cardElement(card, L, { tag: "button", className: "in-hand" });
+      node.type = "button";
+      node.dataset.index = String(index);
+      node.setAttribute("aria-pressed", picked.has(index) ? "true" : "false");
+      node.tabIndex = index === ui.focus ? 0 : -1;
+      if (picked.has(index)) node.classList.add("selected");
+      if (arriving.has(index)) node.classList.add("arrive");
+      if (kitty && (kitty.get(card) || 0) > 0 && cards.slice(index + 1).filter((c) => c === card).length < kitty.get(card)) {
+        node.classList.add("from-kitty");
+      }
+      if (!action) node.classList.add("idle");
+      row.append(node);
+    }
+    box.append(row);
+  }
+  if (swap(target, box) && hadFocus) focusCard();
+}
+
+/** Indexes of cards that were not in the hand drawn last (the deal, the kitty). */
+function arrivals(before, after) {
+  const had = counts(before);
+  const fresh = new Set();
+  if (!before.length) return fresh;
+  after.forEach((card, index) => {
+    const n = had.get(card) || 0;
+    if (n > 0) had.set(card, n - 1);
+    else fresh.add(index);
+  });
+  return fresh;
+}
+
+/** How many cards on each row: one row while the cards fit with their corners showing. */
+function layoutRows(box, n) {
+  const width = box.clientWidth || root.clientWidth || 360;
+  const style = getComputedStyle(box);
+  const cardWidth = parseFloat(style.getPropertyValue("--card-w")) || 64;
+  const minStep = parseFloat(style.getPropertyValue("--min-step")) || 22;
+  const rowsNeeded = Math.max(1, Math.ceil(((n - 1) * minStep + cardWidth) / Math.max(width, cardWidth)));
+  const rows = [];
+  let left = n;
+  for (let r = rowsNeeded; r > 0; r -= 1) {
+    const size = Math.ceil(left / r);
+    rows.push(size);
+    left -= size;
+  }
+  const longest = rows[0];
+  const step = longest > 1 ? Math.min(cardWidth * 0.62, (width - cardWidth) / (longest - 1)) : cardWidth;
+  box.style.setProperty("--step", `${Math.max(12, Math.floor(step))}px`);
+  return rows;
+}
+
+function renderActions() {
+  const target = byId("actions");
+  const box = el("div");
+  const v = view();
+  const mine = mySeat();
+  const t = game.table;
+  if (!t) {
+    swap(target, box);
+    return;
+  }
+  const live = handLive();
+
+  if (!live && mine !== null) {
+    const me = seatInfo(mine);
+    box.append(button(me.ready ? L.unready : L.press_ready, me.ready ? "secondary" : "primary", () => act({ type: "ready", ready: !me.ready }), { "data-action": "ready" }));
+    box.append(button(L.leave_seat, "secondary", () => act({ type: "stand" }), { "data-action": "stand" }));
+  }
+
+  if (live && v && mine !== null) {
+    if (["dealing", "bidding"].includes(v.phase)) {
+      const offers = [...ui.bids.values()].filter((b) => b.ok === true);
+      for (const offer of offers) {
+        const label = fmt(L.bid_with, { cards: cardsName(offer.cards, L) });
+        const node = button("", "bid-button", () => bid(offer.cards), { "aria-label": label, "data-action": "bid", "data-cards": formatCards(offer.cards) });
+        node.append(el("span", "bid-word", L.bid), cardRow(offer.cards, L, "mini"));
+        box.append(node);
+      }
+      if (!offers.length) box.append(el("span", "muted hint", v.phase === "dealing" ? L.no_bid_yet : L.no_bid_now));
+    }
+    const action = selectionAction();
+    if (action) {
+      const ready = ui.check.ok && ui.check.key === selectionKey(action, ui.selected);
+      const label = action === "bury" ? fmt(L.bury_n, { n: ui.selected.length }) : L.play;
+      const node = button(label, "primary", primaryAction, { "data-action": action, id: "primary-action" });
+      node.disabled = !ready;
+      box.append(node);
+      if (ui.selected.length) box.append(button(L.clear, "secondary", () => {
+        ui.selected = [];
+        scheduleSelectionCheck();
+        renderHand();
+        renderActions();
+      }, { "data-action": "clear" }));
+    }
+  }
+  if (v && v.last_trick && ["playing", "finished"].includes(v.phase)) {
+    const node = button(ui.showLast ? L.hide_last_trick : L.last_trick, "secondary", () => {
+      ui.showLast = !ui.showLast;
+      renderTrick();
+      renderActions();
+    }, { "data-action": "last-trick", "aria-pressed": ui.showLast ? "true" : "false" });
+    box.append(node);
+  }
+  if (live && mine !== null) {
+    box.append(button(L.escape, "danger", () => {
+      if (window.confirm(L.escape_confirm)) act({ type: "leave" });
+    }, { "data-action": "escape" }));
+  }
+  if (mine !== null && t && !t.ranked) {
+    const me = seatInfo(mine);
+    const label = el("label", "check-label");
+    const input = el("input");
+    input.type = "checkbox";
+    input.defaultChecked = Boolean(me.shows_hand);
+    input.addEventListener("change", () => act({ type: "show_hand", allow: input.checked }));
+    label.append(input, ` ${L.show_hand}`);
+    box.append(label);
+  }
+  if (mine === null && t && !t.ranked) {
+    const select = el("select", "watch-select");
+    select.setAttribute("aria-label", L.watch_seat);
+    const none = el("option", "", L.watch_public);
+    none.value = "";
+    select.append(none);
+    for (let seat = 0; seat < 4; seat += 1) {
+      const option = el("option", "", fmt(L.watch_n, { name: seatName(seat) }));
+      option.value = String(seat);
+      if (game.you.watching === seat) option.defaultSelected = true;
+      select.append(option);
+    }
+    select.addEventListener("change", () => send({ type: "watch", seat: select.value === "" ? null : Number(select.value) }));
+    box.append(select);
+  }
+  swap(target, box);
+  renderStatus();
+}
+
+function statusText() {
+  const v = view();
+  const mine = mySeat();
+  const t = game.table;
+  if (!t) return L.connecting;
+  if (!handLive()) {
+    if (mine === null) return config.me.logged_in ? L.pick_a_seat : L.spectating;
+    const me = seatInfo(mine);
+    const seated = game.seats.filter((s) => s.user || s.bot).length;
+    if (seated < 4) return L.waiting_players;
+    return me.ready ? L.waiting_ready : L.press_ready_hint;
+  }
+  if (!v) return "";
+  if (mine === null) return fmt(L.to_act_is, { name: v.to_act === null ? "—" : seatName(v.to_act) });
+  if (v.phase === "dealing") return L.dealing_hint;
+  if (v.phase === "bidding") return L.bidding_hint;
+  if (v.phase === "burying") {
+    if (v.dealer !== mine) return fmt(L.burying_by, { name: seatName(v.dealer) });
+    return fmt(L.bury_pick, { n: ui.selected.length });
+  }
+  if (v.phase === "playing") {
+    if (v.to_act !== mine) return fmt(L.to_act_is, { name: seatName(v.to_act) });
+    const lead = v.trick && v.trick.plays.length ? parseCards(v.trick.plays[0].cards) : null;
+    return lead ? fmt(L.your_turn_follow, { n: lead.length }) : L.your_turn_lead;
+  }
+  return "";
+}
+
+function renderStatus() {
+  const status = byId("status");
+  status.replaceChildren();
+  status.append(el("span", "status-main", statusText()));
+  const action = selectionAction();
+  if (action && ui.selected.length && ui.check.key === selectionKey(action, ui.selected) && !ui.check.pending && !ui.check.ok) {
+    status.append(el("span", "reason", errorText(ui.check.code, ui.check.message)));
+  } else if (ui.note) {
+    status.append(el("span", `note ${ui.note.kind}`, ui.note.text));
+  }
+}
+
+function trumpText(v) {
+  const box = el("span", "trump-value");
+  if (!v.trump) {
+    box.append(`${L.level} ${v.level} · ${L.trump_unknown}`);
+    return box;
+  }
+  if (v.trump.suit) {
+    box.append(suitIcon(v.trump.suit, "suit-icon"), ` ${(L.suit_names || {})[v.trump.suit] || v.trump.suit}`);
+  } else {
+    box.append(L.no_trump);
+  }
+  box.append(` · ${L.level} ${v.trump.level}`);
+  return box;
+}
+
+function infoRow(term, value) {
+  const row = el("div", "info-row");
+  row.append(el("dt", "", term));
+  const dd = el("dd");
+  if (value instanceof Node) dd.append(value);
+  else dd.textContent = String(value);
+  row.append(dd);
+  return row;
+}
+
+function renderInfo() {
+  const box = byId("info");
+  box.replaceChildren();
+  const v = view();
+  if (!v) {
+    box.append(el("p", "muted", L.no_hand));
+    return;
+  }
+  const list = el("dl", "info-list");
+  list.append(infoRow(L.trump, trumpText(v)));
+  const mine = mySeat();
+  const teamName = (team) => {
+    if (mine !== null) return team === mine % 2 ? L.us : L.them;
+    return team === 0 ? L.team_02 : L.team_13;
+  };
+  list.append(infoRow(L.levels, `${teamName(0)} ${v.levels[0]} · ${teamName(1)} ${v.levels[1]}`));
+  list.append(infoRow(L.dealer, v.dealer === null || v.dealer === undefined ? "—" : seatName(v.dealer)));
+  if (v.phase === "playing" || v.phase === "finished") {
+    list.append(infoRow(L.attackers_points, String(v.points.attackers)));
+    list.append(infoRow(L.tricks, String(v.tricks_played)));
+  }
+  box.append(list);
+  const pointCards = parseCards(v.point_cards ? v.point_cards.attackers : "");
+  if (pointCards.length) {
+    box.append(el("p", "info-sub", L.point_cards));
+    box.append(cardRow(pointCards, L, "mini points-row"));
+  }
+  if (v.kitty && mySeat() === v.dealer && v.phase === "playing") {
+    box.append(el("p", "info-sub", L.your_kitty));
+    box.append(cardRow(parseCards(v.kitty), L, "mini"));
+  }
+  const bids = v.bids || [];
+  if (bids.length && ["dealing", "bidding", "burying"].includes(v.phase)) {
+    box.append(el("p", "info-sub", L.bids));
+    const list2 = el("ul", "bid-list");
+    for (const b of bids) {
+      const item = el("li");
+      item.append(`${seatName(b.seat)} · ${(L.bid_kinds || {})[b.kind] || b.kind} `, cardRow(parseCards(b.cards), L, "mini"));
+      list2.append(item);
+    }
+    box.append(list2);
+  }
+  if (v.flipped) {
+    box.append(el("p", "info-sub", L.flipped));
+    box.append(cardRow(parseCards(v.flipped), L, "mini"));
+  }
+}
+
+function renderResult() {
+  const box = byId("result");
+  const v = view();
+  if (!v || v.phase !== "finished" || !v.result) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  box.hidden = false;
+  box.replaceChildren();
+  const r = v.result;
+  box.append(el("h2", "", L.result_title));
+  if (r.escaper !== null && r.escaper !== undefined) {
+    box.append(el("p", "result-line", fmt(L.result_escape, { name: seatName(r.escaper) })));
+  } else {
+    const side = r.winner === "attackers" ? L.attackers : L.defenders;
+    const headline = r.levels_gained > 0 ? fmt(L.result_winner, { side, n: r.levels_gained }) : L.result_take_deal;
+    box.append(el("p", "result-headline", headline));
+    const list = el("dl", "info-list");
+    list.append(infoRow(L.attackers_points, String(r.attacker_points)));
+    list.append(infoRow(L.trick_points_label, String(r.trick_points)));
+    const bonus = r.kitty_multiplier ? fmt(L.kitty_bonus_value, { points: r.kitty_points, times: r.kitty_multiplier, bonus: r.kitty_bonus }) : "0";
+    list.append(infoRow(L.kitty_bonus, bonus));
+    if (r.penalty_points) list.append(infoRow(L.penalty_points, String(r.penalty_points)));
+    list.append(infoRow(L.team_02, `${r.levels_at_start[0]} → ${r.levels_after[0]}`));
+    list.append(infoRow(L.team_13, `${r.levels_at_start[1]} → ${r.levels_after[1]}`));
+    if (r.next_dealer !== null && r.next_dealer !== undefined) list.append(infoRow(L.next_dealer, seatName(r.next_dealer)));
+    box.append(list);
+    if (r.match_over) box.append(el("p", "result-line", L.match_over));
+    if (v.kitty) {
+      box.append(el("p", "info-sub", L.kitty));
+      box.append(cardRow(parseCards(v.kitty), L, "mini"));
+    }
+  }
+  const ledgerBox = el("div", "ledger");
+  box.append(ledgerBox);
+  renderLedger(ledgerBox, game.hand.id);
+  const links = el("p", "result-links");
+  const replay = el("a", "replay-link", L.watch_replay);
+  replay.href = config.urls.replay.replace("/0/", `/${game.hand.id}/`);
+  links.append(replay);
+  box.append(links);
+}
+
+function renderLedger(box, handId) {
+  const known = ui.ledger.get(handId);
+  if (known === undefined) {
+    ui.ledger.set(handId, "loading");
+    fetch(config.urls.ledger.replace("/0/", `/${handId}/`), { credentials: "same-origin", headers: { Accept: "application/json" } })
+      .then((response) => (response.ok ? response.json() : null))
+      .then((body) => {
+        ui.ledger.set(handId, body ? body.players : []);
+        renderResult();
+      })
+      .catch(() => ui.ledger.set(handId, []));
+    box.append(el("p", "muted", L.loading));
+    return;
+  }
+  if (known === "loading") {
+    box.append(el("p", "muted", L.loading));
+    return;
+  }
+  if (!known.length) return;
+  const tableNode = el("table", "ledger-table");
+  const head = el("tr");
+  for (const text of [L.player, L.table_points, L.title_points]) head.append(el("th", "", text));
+  const thead = el("thead");
+  thead.append(head);
+  tableNode.append(thead);
+  const body = el("tbody");
+  for (const row of known) {
+    const tr = el("tr");
+    tr.append(el("td", "", row.name || seatName(row.seat)));
+    const tp = el("td", `num ${row.table_points > 0 ? "up" : row.table_points < 0 ? "down" : ""}`, signed(row.table_points));
+    tp.title = row.entries.map((e) => `${e.kind}: ${signed(e.amount)}`).join("\n");
+    tr.append(tp);
+    tr.append(el("td", "num", signed(row.title_points)));
+    body.append(tr);
+  }
+  tableNode.append(body);
+  box.append(el("p", "info-sub", L.ledger_title), tableNode);
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : String(n);
+}
+
+// System lines come in English from the server; each known kind is shown in the page's words.
+// [kind, pattern, indexes of the parts that are cards, indexes of the parts that are a side]
+const SYSTEM_LINES = [
+  ["bot_sits", /^a bot sits at seat (\d)$/, [], []],
+  ["hand_starts", /^hand (\d+) of match (\d+) starts$/, [], []],
+  ["bids", /^seat (\d) bids (.+)$/, [1], []],
+  ["throw_forced", /^seat (\d)'s throw (.+) fails: (.+) is played instead$/, [1, 2], []],
+  ["throw_back", /^seat (\d)'s throw fails and is taken back$/, [], []],
+  ["result", /^hand (\d+): attackers (-?\d+) points, (attackers|defenders) \+(\d+)$/, [], [2]],
+  ["escaped", /^hand (\d+): seat (\d) escaped$/, [], []],
+  ["bot_plays", /^the bot plays seat (\d) for (.+)$/, [], []],
+  ["closed", /^the table was closed by an admin$/, [], []],
+  ["removed", /^an admin removed the player at seat (\d)$/, [], []],
+  ["sits", /^(.+) sits at seat (\d)$/, [], []],
+  ["leaves", /^(.+) leaves seat (\d)$/, [], []],
+  ["back", /^(.+) is back at seat (\d)$/, [], []],
+];
+
+function systemText(text) {
+  const words = L.system || {};
+  for (const [kind, pattern, cardParts, sideParts] of SYSTEM_LINES) {
+    const match = pattern.exec(text);
+    if (!match || !words[kind]) continue;
+    const values = {};
+    match.slice(1).forEach((part, i) => {
+      if (cardParts.includes(i)) values[i] = cardsName(parseCards(part), L);
+      else if (sideParts.includes(i)) values[i] = part === "attackers" ? L.attackers : L.defenders;
+      else values[i] = part;
+    });
+    return fmt(words[kind], values);
+  }
+  return text;
+}
+
+function renderChat() {
+  const list = byId("chat-lines");
+  const atBottom = list.scrollHeight - list.scrollTop - list.clientHeight < 30;
+  list.replaceChildren();
+  for (const line of game.chat) {
+    const item = el("li", line.system ? "system" : "");
+    if (!line.system && line.user) item.append(el("b", "", `${line.user}: `));
+    item.append(document.createTextNode(line.system ? systemText(line.text) : line.text));
+    list.append(item);
+  }
+  if (atBottom) list.scrollTop = list.scrollHeight;
+  const form = byId("chat-form");
+  form.hidden = !config.me.logged_in;
+}
+
+function renderClock() {
+  const remaining = game.deadlineAt === null ? null : Math.max(0, Math.ceil((game.deadlineAt - Date.now()) / 1000));
+  const text = remaining === null || !handLive() ? "" : `${remaining}s`;
+  const clock = byId("clock");
+  clock.textContent = text;
+  clock.classList.toggle("urgent", remaining !== null && remaining <= 5);
+  for (const node of root.querySelectorAll("[data-clock]")) node.textContent = text;
+}
+
+// --- input ---------------------------------------------------------------------------------------
+
+byId("hand").addEventListener("click", (event) => {
+  const node = event.target.closest("button.card");
+  if (!node) return;
+  toggle(Number(node.dataset.index));
+});
+
+byId("hand").addEventListener("keydown", (event) => {
+  const cards = myCards();
+  if (!cards.length) return;
+  let next = null;
+  if (event.key === "ArrowRight" || event.key === "ArrowDown") next = Math.min(cards.length - 1, ui.focus + 1);
+  else if (event.key === "ArrowLeft" || event.key === "ArrowUp") next = Math.max(0, ui.focus - 1);
+  else if (event.key === "Home") next = 0;
+  else if (event.key === "End") next = cards.length - 1;
+  else if (event.key === " " || event.key === "Spacebar") {
+    event.preventDefault();
+    toggle(ui.focus);
+    focusCard();
+    return;
+  } else if (event.key === "Enter") {
+    event.preventDefault();
+    primaryAction();
+    return;
+  } else if (event.key === "Escape") {
+    ui.selected = [];
+    scheduleSelectionCheck();
+    renderHand();
+    renderActions();
+    focusCard();
+    return;
+  }
+  if (next === null) return;
+  event.preventDefault();
+  ui.focus = next;
+  renderHand();
+  focusCard();
+});
+
+function focusCard() {
+  const node = byId("hand").querySelector(`[data-index="${ui.focus}"]`);
+  if (node) node.focus();
+}
+
+document.addEventListener("keydown", (event) => {
+  if (event.target instanceof HTMLElement && event.target.closest("input, textarea, select, #hand")) return;
+  if (event.key === "Enter" && selectionAction() && ui.selected.length) {
+    event.preventDefault();
+    primaryAction();
+  } else if (event.key === "l" || event.key === "L") {
+    const v = view();
+    if (v && v.last_trick) {
+      ui.showLast = !ui.showLast;
+      renderTrick();
+      renderActions();
+    }
+  }
+});
+
+byId("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const input = byId("chat-input");
+  const text = input.value.trim();
+  if (!text) return;
+  if (text.length > 200) {
+    setNote(errorText("chat_too_long"), "error");
+    return;
+  }
+  if (send({ type: "chat", text })) input.value = "";
+});
+
+let resizeTimer = null;
+window.addEventListener("resize", () => {
+  clearTimeout(resizeTimer);
+  resizeTimer = setTimeout(renderHand, 120);
+});
+
+setInterval(renderClock, 250);
+
+// For the browser tests and for people reading along: the newest state, read-only.
+window.shengjiTable = {
+  get state() {
+    return JSON.parse(JSON.stringify({ table: game.table, seats: game.seats, you: game.you, hand: game.hand }));
+  },
+  cardName: (card) => cardName(card, L),
+  points: cardPoints,
+};
+
+connect();

@@ -1,0 +1,159 @@
+"""Browser tests: Playwright driving Debian's Chromium against the real site.
+
+pytest-django's ``live_server`` speaks WSGI only, so the site runs here as it runs in production:
+a daphne process (HTTP and the table sockets) against this session's test database and Redis,
+and a Celery worker (the ``celery_worker`` fixture: threads in this process) for the deadlines,
+the deal and the bots. Screenshots are kept under ``artifacts/browser/`` (gitignored) and listed
+at the end of the run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from django.conf import settings
+
+from shengji_site.embedded import free_port
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--headless",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(settings.BASE_DIR) / "artifacts" / "browser"
+BOT_DELAY_MS = 120
+SCREENSHOTS: list[Path] = []
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if CHROMIUM.exists():
+        return
+    skip = pytest.mark.skip(reason="no /usr/bin/chromium (apt-get install chromium)")
+    for item in items:
+        if "tests/browser" in str(item.fspath):
+            item.add_marker(skip)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if SCREENSHOTS:
+        terminalreporter.write_sep("-", "browser screenshots")
+        for path in SCREENSHOTS:
+            terminalreporter.write_line(str(path))
+
+
+def screenshot(page: Any, name: str) -> Path:
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    SCREENSHOTS.append(path)
+    print(f"screenshot: {path}")
+    return path
+
+
+def _database_url() -> str:
+    db = settings.DATABASES["default"]
+    password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""
+    return f"postgres://{db['USER']}{password}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+
+
+def _wait_for_http(url: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"daphne exited: see {log}")
+        try:
+            urllib.request.urlopen(url, timeout=2)
+            return
+        except urllib.error.HTTPError:
+            return  # it answers (503 while no worker is up yet is fine)
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"daphne did not answer at {url}: see {log}")
+
+
+@pytest.fixture(scope="session")
+def site_server(django_db_setup: None, redis_url: str) -> Iterator[str]:
+    """daphne serving the site against the test database; its base URL."""
+    port = free_port()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / "daphne.log"
+    env = {
+        **os.environ,
+        "DATABASE_URL": _database_url(),
+        "REDIS_URL": redis_url,
+        # DEBUG only so that static files are served from the source folders (no collectstatic);
+        # HTTPS off: the browser talks plain HTTP to 127.0.0.1.
+        "DEBUG": "1",
+        "HTTPS": "0",
+        "SHENGJI_BOT_DELAY_MS": str(BOT_DELAY_MS),
+        "LOG_LEVEL": "WARNING",
+    }
+    with log.open("wb") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
+             "shengji_site.asgi:application"],
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_for_http(f"http://127.0.0.1:{port}/healthz", process, log)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+@pytest.fixture
+def site(
+    site_server: str, transactional_db: None, celery_worker: object, settings: Any
+) -> str:
+    """The running site with a Celery worker; bots move quickly (the worker reads this)."""
+    settings.SHENGJI_BOT_DELAY_MS = BOT_DELAY_MS
+    return site_server
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sync_orm_beside_playwright() -> Iterator[None]:
+    """Playwright's sync API keeps an event loop in this thread, so Django takes the tests'
+    (synchronous) ORM calls, and the database flush after each, for async code; they are not:
+    allow them while this module runs, and only then."""
+    before = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    yield
+    if before is None:
+        os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    else:
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = before
+
+
+@pytest.fixture(scope="module")
+def chromium() -> Iterator[Any]:
+    """One Chromium per module: its event loop must be gone before other tests use the ORM."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
