@@ -1,22 +1,48 @@
 """The move a bot makes for a seat: on a timeout, after a disconnect, or in a bot's seat.
 
-The bot sees only what the seat may see (RULES.md; issue 5): it is given the seat's view and the
-public history, never the other hands.
+The basic bot (games/bots, docs/BOTS.md) decides from the seat's view and the hand's public
+history only, never from the other hands (``act_for_seat`` passes nothing else).
 """
 
 from __future__ import annotations
 
+import logging
+
+from games.bots import act_for_seat
 from games.engine import HandState, legal_actions
 
+logger = logging.getLogger(__name__)
 
-def bot_move(state: HandState, seat: int) -> str | None:
-    """The action text the bot plays for ``seat`` now, or None when the seat has nothing to do."""
-    choices = legal_actions(state, seat)
-    if not choices or state.to_act != seat:
-        return None
-    return str(choices[0])
+
+def bot_move(state: HandState, seat: int) -> str:
+    """The action the bot plays for ``seat``, which must move now (burying or playing)."""
+    chosen = _ask_bot(state, seat)
+    if chosen is not None and _accepted(state, seat, chosen):
+        return chosen
+    # The bots are always legal (tests/bots); should one ever err, the engine's own legal move
+    # keeps the hand going rather than stalling the table.
+    return str(legal_actions(state, seat)[0])
 
 
 def bot_bid(state: HandState, seat: int) -> str | None:
-    """A bid for ``seat`` during the deal, or None to pass for now."""
-    return None
+    """The bot's bid for ``seat`` during the deal, or None to wait."""
+    chosen = _ask_bot(state, seat)
+    if chosen is None or not chosen.startswith("bid ") or not _accepted(state, seat, chosen):
+        return None
+    return chosen
+
+
+def _ask_bot(state: HandState, seat: int) -> str | None:
+    try:
+        return act_for_seat(state, seat, bot="basic")
+    except Exception:  # a bot's failure must not stall the table: the fallback moves instead
+        logger.exception("the bot failed for seat %s", seat)
+        return None
+
+
+def _accepted(state: HandState, seat: int, text: str) -> bool:
+    try:
+        state.check_action(seat, text)
+    except ValueError:
+        return False
+    return True

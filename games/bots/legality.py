@@ -1,0 +1,100 @@
+"""Legality run: ``python -m games.bots.legality --bot basic --hands 10000 --jobs 2``.
+
+Plays whole matches with the same bot in all four seats, the presets taken in turn (hand ``i``
+under ``PRESET_NAMES[i % 5]``, each preset in its own succession of matches, so first hands
+with bidding for the dealer and later hands at every level occur). Every bid, bury and play a
+bot returns is checked with the engine's ``check_action`` before it is applied; after each
+hand the engine's self-play invariants (cards and points conserved) and the replay of the
+hand's record are checked. Prints one JSON line; exits 1 when any action was refused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from multiprocessing import get_context
+from typing import Any
+
+from games.bots import BOTS, make_bot
+from games.bots.match import derive_seed
+from games.bots.play import HandStats, play_hand
+from games.bots.search import SearchBudget
+from games.engine.match import Match
+from games.engine.rules import PRESET_NAMES, preset
+from games.engine.selfplay import check_invariants, check_replay
+
+
+def run_part(bot: str, hands: Sequence[int], seed: int, budget: SearchBudget) -> dict[str, Any]:
+    """Play the hands numbered ``hands`` (see the module doc); the counts of this part."""
+    matches: dict[str, Match] = {}
+    counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
+    started = time.perf_counter()
+    for number in hands:
+        name = PRESET_NAMES[number % len(PRESET_NAMES)]
+        match = matches.get(name)
+        if match is None or match.over:
+            match = Match(preset(name), derive_seed(seed, name, number))
+            matches[name] = match
+        state = match.start_hand()
+        bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(4)]
+        stats = HandStats()
+        play_hand(state, bots, stats)
+        match.finish_hand()
+        check_invariants(state)
+        check_replay(state)
+        counts["hands"] += 1
+        counts["actions_checked"] += stats.checked
+        counts["decisions"] += sum(len(t) for t in stats.times)
+        counts["refused"] += [(name, number, *r) for r in stats.refused]
+    counts["seconds"] = time.perf_counter() - started
+    return counts
+
+
+def _part(args: tuple[str, list[int], int, SearchBudget]) -> dict[str, Any]:
+    return run_part(*args)
+
+
+def run(bot: str, hands: int, seed: int, jobs: int, budget: SearchBudget) -> dict[str, Any]:
+    numbers = list(range(hands))
+    # Each process keeps whole matches: hand numbers are dealt out by preset blocks.
+    parts = [(bot, numbers[j::jobs], seed, budget) for j in range(jobs)]
+    started = time.perf_counter()
+    if jobs <= 1:
+        results = [_part(parts[0])]
+    else:
+        with get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_part, parts)
+    refused = [r for part in results for r in part["refused"]]
+    return {
+        "bot": bot,
+        "seed": seed,
+        "hands": sum(p["hands"] for p in results),
+        "presets": list(PRESET_NAMES),
+        "actions_checked": sum(p["actions_checked"] for p in results),
+        "decisions": sum(p["decisions"] for p in results),
+        "refused": len(refused),
+        "first_refused": refused[:10],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m games.bots.legality", description=__doc__)
+    parser.add_argument("--bot", default="basic", choices=BOTS)
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--search-samples", type=int, default=8)
+    parser.add_argument("--search-ms", type=float, default=0.0, help="0: no time limit")
+    args = parser.parse_args(argv)
+    budget = SearchBudget(max_samples=args.search_samples, max_ms=args.search_ms or None)
+    figures = run(args.bot, args.hands, args.seed, args.jobs, budget)
+    print(json.dumps(figures), flush=True)
+    return 1 if figures["refused"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

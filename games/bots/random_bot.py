@@ -1,0 +1,64 @@
+"""The random bot: uniformly random legal moves from its own view (the engine's random player's
+choices), for baselines and load. Deterministic given its seed and the sequence of calls."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from random import Random
+from typing import Any
+
+from games.bots.base import BIDDING, BURYING, DEALING, PLAYING, acts_now, public_part
+from games.bots.basic import standing_bid
+from games.bots.knowledge import hand_of
+from games.bots.memory import trump_of
+from games.engine.bidding import legal_bids
+from games.engine.cards import format_cards, parse_cards
+from games.engine.random_play import RandomPolicy, random_bury, random_follow, random_lead
+from games.engine.rules import RuleSet
+
+
+class RandomBot:
+    """Random legal actions: bids now and then, a random bury, random leads (throws
+    included, which may fail) and random legal follows."""
+
+    name = "random"
+
+    def __init__(self, seed: int = 0, policy: RandomPolicy | None = None) -> None:
+        self.rng = Random(seed)
+        self.policy = policy or RandomPolicy()
+
+    def choose_action(
+        self, view: Mapping[str, Any], rules: RuleSet, history: Sequence[str] = ()
+    ) -> str | None:
+        view = public_part(view)
+        phase = view.get("phase")
+        seat = int(view["seat"])
+        hand = hand_of(view)
+        if phase in (DEALING, BIDDING):
+            return self._bid(view, rules, seat, hand)
+        if not acts_now(view):
+            return None
+        trump = trump_of(view)
+        assert trump is not None
+        if phase == BURYING:
+            return f"bury {seat} {format_cards(random_bury(hand, self.rng))}"
+        if phase != PLAYING:
+            return None
+        plays = (view.get("trick") or {}).get("plays") or []
+        if plays:
+            lead = parse_cards(plays[0]["cards"])
+            cards = random_follow(hand, lead, trump, self.rng)
+        else:
+            cards = random_lead(hand, trump, self.rng, self.policy)
+        return f"play {seat} {format_cards(cards)}"
+
+    def _bid(
+        self, view: Mapping[str, Any], rules: RuleSet, seat: int, hand: list[int]
+    ) -> str | None:
+        if self.rng.random() >= self.policy.bid_rate:
+            return None
+        standing = standing_bid(rules, view.get("bids") or [])
+        options = legal_bids(rules.bidding, str(view["level"]), standing, seat, hand)
+        if not options:
+            return None
+        return f"bid {seat} {format_cards(self.rng.choice(options))}"

@@ -1,0 +1,288 @@
+"""Determinization and fast playouts for the search bot.
+
+``sample_world`` deals the cards a seat cannot see to the other seats (and to the kitty when the
+seat is not the dealer) consistently with everything public: how many cards each seat holds,
+the groups each has shown void in, cards certainly in a hand (bid cards not played, the
+taken-back part of a forced throw), and cards certainly with the dealer or in the kitty (the
+dealer's bid cards, flipped kitty cards). It reads the seat's ``Knowledge`` only.
+
+``SimHand`` plays a sampled world to its end much faster than ``HandState``: no action texts,
+no checks (the basic policy only makes legal plays; throws still go through the engine's throw
+check against the sampled hands). Every simulated seat decides with the basic policy from
+its own ``Knowledge`` (its own sampled hand and the public memory), never from the other
+sampled hands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from random import Random
+
+from games.bots.knowledge import KITTY_SIZE, Knowledge
+from games.bots.memory import Memory
+from games.engine.lead import lead_info
+from games.engine.rules import RuleSet
+from games.engine.scoring import card_points, kitty_multiplier, level_change
+from games.engine.throw import REJECTED, STANDS, throw_outcome
+from games.engine.trick import trick_winner
+from games.engine.trump import TRUMP, Trump
+
+POINTS = tuple(card_points(c) for c in range(54))
+KITTY = 4
+"""Index of the kitty among the holders of a sampled world (seats are 0..3)."""
+SAMPLE_TRIES = 30
+
+Policy = Callable[[Knowledge], tuple[int, ...]]
+
+
+@dataclass(slots=True)
+class World:
+    """A sampled deal of the unseen cards: ``hands[s]`` for every seat (the deciding seat's
+    own hand included) and the buried ``kitty``."""
+
+    hands: list[list[int]]
+    kitty: list[int]
+
+
+def sample_world(k: Knowledge, rng: Random) -> World | None:
+    """One deal of the unseen cards consistent with the public facts, or None when none was
+    found (the voids are then dropped before giving up)."""
+    for attempt in range(SAMPLE_TRIES):
+        world = _try_sample(k, rng, respect_voids=attempt < SAMPLE_TRIES - 1)
+        if world is not None:
+            return world
+    return None
+
+
+def _try_sample(k: Knowledge, rng: Random, *, respect_voids: bool) -> World | None:
+    seat = k.seat
+    groups = k.trump.groups
+    unseen = k.unseen()
+    pool_counts = list(unseen)
+    holders: list[list[int]] = [[], [], [], [], []]
+    capacity = [0, 0, 0, 0, 0]
+    for s in range(4):
+        if s != seat:
+            capacity[s] = k.card_counts[s]
+    if k.kitty is None:
+        capacity[KITTY] = KITTY_SIZE
+    memory = k.memory
+    # Certain cards first.
+    for s in range(4):
+        if s == seat:
+            continue
+        known = memory.known[s]
+        for c in range(54):
+            take = min(known[c], pool_counts[c], capacity[s] - len(holders[s]))
+            for _ in range(take):
+                holders[s].append(c)
+                pool_counts[c] -= 1
+    if k.dealer != seat:
+        dealer = k.dealer
+        for c in range(54):
+            for _ in range(min(memory.dealer_or_kitty[c], pool_counts[c])):
+                room_d = capacity[dealer] - len(holders[dealer])
+                room_k = capacity[KITTY] - len(holders[KITTY])
+                if room_d + room_k <= 0:
+                    break
+                weight = room_k * kitty_bias(k.trump)[c]
+                target = dealer if rng.random() * (room_d + weight) < room_d else KITTY
+                holders[target].append(c)
+                pool_counts[c] -= 1
+    pool = [c for c in range(54) for _ in range(pool_counts[c])]
+    room = sum(capacity) - sum(len(h) for h in holders)
+    if len(pool) < room:
+        return None
+    rng.shuffle(pool)
+    if len(pool) > room:
+        # The memory missed some plays (no history): drop random extra cards.
+        pool = pool[:room]
+    voids = memory.voids
+    bias = kitty_bias(k.trump)
+
+    def eligible(c: int) -> list[int]:
+        bit = 1 << groups[c]
+        out = [KITTY] if capacity[KITTY] else []
+        for s in range(4):
+            if s != seat and capacity[s] and (not respect_voids or not voids[s] & bit):
+                out.append(s)
+        return out
+
+    pool.sort(key=lambda c: len(eligible(c)))
+    for c in pool:
+        targets = [t for t in eligible(c) if len(holders[t]) < capacity[t]]
+        if not targets:
+            return None
+        weights = [float(capacity[t] - len(holders[t])) for t in targets]
+        if targets[0] == KITTY:
+            weights[0] *= bias[c]
+        holders[_weighted(targets, weights, rng)].append(c)
+    hands = [list(k.hand) if s == seat else holders[s] for s in range(4)]
+    kitty = list(k.kitty) if k.kitty is not None else holders[KITTY]
+    return World(hands, kitty)
+
+
+_BIASES: dict[Trump, tuple[float, ...]] = {}
+
+
+def kitty_bias(trump: Trump) -> tuple[float, ...]:
+    """How much likelier than a random card each card is to have been buried: the dealer keeps
+    trumps, point cards and high cards (the basic bot's burying, and common play)."""
+    found = _BIASES.get(trump)
+    if found is None:
+        found = tuple(_bias(c, trump) for c in range(54))
+        _BIASES[trump] = found
+    return found
+
+
+def _bias(card: int, trump: Trump) -> float:
+    if trump.groups[card] == TRUMP:
+        return 0.05
+    if POINTS[card]:
+        return 0.3
+    return 0.4 if trump.orders[card] >= 10 else 1.5
+
+
+def _weighted(targets: Sequence[int], weights: Sequence[float], rng: Random) -> int:
+    pick = rng.random() * sum(weights)
+    for target, weight in zip(targets, weights, strict=True):
+        pick -= weight
+        if pick < 0:
+            return target
+    return targets[-1]
+
+
+class SimHand:
+    """A hand in the playing phase on a sampled world, played without checks."""
+
+    __slots__ = (
+        "attacker_points",
+        "dealer",
+        "hands",
+        "kitty",
+        "leader",
+        "memory",
+        "plays",
+        "rules",
+        "tricks_played",
+        "trump",
+    )
+
+    def __init__(
+        self,
+        k: Knowledge,
+        world: World,
+    ) -> None:
+        self.trump: Trump = k.trump
+        self.rules: RuleSet = k.rules
+        self.dealer = k.dealer
+        self.hands = [list(h) for h in world.hands]
+        self.kitty = list(world.kitty)
+        self.leader = k.leader
+        self.plays: list[tuple[int, ...]] = list(k.plays)
+        self.memory: Memory = k.memory.copy()
+        self.attacker_points = k.attacker_points
+        self.tricks_played = k.tricks_played
+
+    def knowledge(self, seat: int) -> Knowledge:
+        """What ``seat`` knows in this world: its hand and the public memory."""
+        return Knowledge(
+            seat=seat,
+            trump=self.trump,
+            rules=self.rules,
+            dealer=self.dealer,
+            hand=self.hands[seat],
+            leader=self.leader,
+            plays=self.plays,
+            memory=self.memory,
+            kitty=self.kitty if seat == self.dealer else None,
+            card_counts=[len(h) for h in self.hands],
+            attacker_points=self.attacker_points,
+            tricks_played=self.tricks_played,
+        )
+
+    @property
+    def to_act(self) -> int:
+        return (self.leader + len(self.plays)) % 4
+
+    def is_attacker(self, seat: int) -> bool:
+        return (seat - self.dealer) % 2 == 1
+
+    def play(self, seat: int, cards: Sequence[int]) -> None:
+        """Apply a play of the seat in turn (throws resolved against the sampled hands)."""
+        trump = self.trump
+        if not self.plays and len(cards) > 1 and lead_info(cards, trump).shape.is_throw:
+            others = [self.hands[s] for s in range(4) if s != seat]
+            outcome = throw_outcome(
+                cards,
+                others,
+                trump,
+                failed_throw=self.rules.failed_throw,
+                throw_penalty=self.rules.throw_penalty,
+            )
+            if outcome.result != STANDS:
+                penalty = -outcome.penalty if self.is_attacker(seat) else outcome.penalty
+                self.attacker_points += penalty
+                if outcome.result == REJECTED:
+                    # A rejected throw would be led again; a playout leads its lowest part.
+                    lowest = lead_info(cards, trump).split
+                    cards = (lowest.singles[-1],) if lowest.singles else tuple(lowest.pairs[-1])
+                else:
+                    cards = tuple(outcome.played)
+        hand = self.hands[seat]
+        for c in cards:
+            hand.remove(c)
+        lead = self.plays[0] if self.plays else None
+        self.memory.note_play(seat, cards, lead, trump)
+        self.plays.append(tuple(cards))
+        if len(self.plays) == 4:
+            self._finish_trick()
+
+    def _finish_trick(self) -> None:
+        plays = self.plays
+        winner = (self.leader + trick_winner(plays, self.trump)) % 4
+        if self.is_attacker(winner):
+            self.attacker_points += sum(POINTS[c] for p in plays for c in p)
+        self.tricks_played += 1
+        self.leader = winner
+        self.plays = []
+
+    @property
+    def finished(self) -> bool:
+        return not self.plays and not self.hands[self.leader]
+
+    def playout(self, policy: Policy) -> int:
+        """Play to the end with ``policy`` for every seat; the attackers' final points X."""
+        last: list[tuple[int, ...]] = []
+        last_leader = last_winner = -1
+        while self.plays or self.hands[self.leader]:
+            seat = self.to_act
+            cards = policy(self.knowledge(seat))
+            if len(self.plays) == 3:
+                last = [*self.plays, tuple(cards)]
+                last_leader = self.leader
+                self.play(seat, cards)
+                last_winner = self.leader
+            else:
+                self.play(seat, cards)
+        return self.final_points(last, last_leader, last_winner)
+
+    def final_points(self, last: list[tuple[int, ...]], leader: int, winner: int) -> int:
+        """X of RULES.md §5.6: trick points, penalties, and the kitty bonus when the attackers
+        take the last trick (``last``, led by ``leader``, won by ``winner``)."""
+        x = self.attacker_points
+        if last and self.is_attacker(winner):
+            policy = self.rules.kitty_multiplier
+            # lead_shape reads the lead; the others the winning play (by its own split).
+            play = last[0] if policy == "lead_shape" else last[(winner - leader) % 4]
+            multiplier = kitty_multiplier(play, self.trump, policy)
+            x += multiplier * sum(POINTS[c] for c in self.kitty)
+        return max(0, x)
+
+
+def side_levels(x: int, defending: bool) -> int:
+    """Levels gained by one side (negative when the other side goes up)."""
+    side, gained = level_change(x)
+    defenders_up = gained if side == "defenders" else -gained
+    return defenders_up if defending else -defenders_up

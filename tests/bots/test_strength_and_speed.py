@@ -1,0 +1,58 @@
+"""Basic beats random on a fixed set of paired deals; decisions are fast; the match command
+prints its figures."""
+
+from __future__ import annotations
+
+import json
+import statistics
+
+from games.bots import BasicBot, HandStats, play_hand
+from games.bots.match import Setup, deal_hand, main, run, summary
+from games.bots.search import SearchBudget
+from tests.bots.helpers import RANKED
+
+
+def test_basic_beats_random_by_a_wide_margin() -> None:
+    setup = Setup("basic", "random", 2024, RANKED, SearchBudget())
+    figures = summary(setup, run(setup, 16))
+    assert figures["refused"] == 0
+    assert figures["levels_per_hand"] > 1.0
+    assert figures["ci95"][0] > 0.5
+    assert figures["hands_won"]["a"] >= 0.8 * figures["hands"]
+
+
+def test_basic_decides_in_well_under_5_ms() -> None:
+    times: list[float] = []
+    for index in range(8):
+        stats = HandStats()
+        play_hand(deal_hand(RANKED, 8, index), [BasicBot()] * 4, stats)
+        times += [t for seat in stats.times for t in seat]
+    assert len(times) > 400
+    assert statistics.median(times) < 0.005
+    assert sorted(times)[int(0.95 * len(times))] < 0.02
+
+
+def test_search_keeps_to_its_time_budget() -> None:
+    from games.bots import SearchBot
+
+    stats = HandStats()
+    budget = SearchBudget(max_samples=1000, max_ms=40.0)
+    bots = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
+    play_hand(deal_hand(RANKED, 9, 0), bots, stats)
+    times = stats.times[0] + stats.times[2]
+    # The limit is checked between sampled deals: one deal's playouts may run over it.
+    assert max(times) < 0.25
+    assert statistics.median(times) < 0.08
+
+
+def test_match_command_prints_the_figures(capsys: object) -> None:
+    import pytest
+
+    assert isinstance(capsys, pytest.CaptureFixture)
+    assert main(["basic", "random", "--deals", "2", "--seed", "4", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["deals"] == 2 and figures["hands"] == 4
+    assert set(figures["decision_ms"]["a"]) == {"n", "p50", "p95"}
+    assert main(["basic", "random", "--deals", "2", "--seed", "4"]) == 0
+    text = capsys.readouterr().out
+    assert "levels per hand for basic" in text and "95% CI" in text
