@@ -129,7 +129,8 @@ def test_serve_starts_everything_and_stops_cleanly_keeping_data(site: Site) -> N
     site.start()
     status, body = site.health()
     assert (status, body["database"], body["redis"], body["celery"]) == (200, True, True, True)
-    with urllib.request.urlopen(site.url + "/", timeout=5) as response:
+    home = urllib.request.Request(site.url + "/", headers={"Accept-Language": "zh-CN"})
+    with urllib.request.urlopen(home, timeout=5) as response:
         assert response.status == 200
         assert "升级" in response.read().decode()
     assert asyncio.run(echo_over_websocket(site)) == {"type": "ping", "text": "升级"}
