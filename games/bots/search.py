@@ -8,8 +8,8 @@ basic policy in every seat, and scores the result for its side: levels gained (n
 the other side goes up) plus a small term for the points, so that close results still count.
 Candidates that did exactly as well as the basic bot's choice on every deal so far, or clearly
 worse, are dropped after a few deals. The best mean wins, but only if it beats the basic
-bot's own choice by more than ``z`` standard errors of the paired differences: noise alone
-never makes the search play worse than the basic bot.
+bot's own choice by more than ``z`` standard errors of the paired differences, so sampling
+noise seldom makes it switch to a worse play.
 
 The budget is a number of sampled deals and a time limit per decision, whichever comes first
 (``SearchBudget``; the time is checked between deals). With ``max_ms=None`` a decision is a

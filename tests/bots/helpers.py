@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from games.bots import BasicBot, HandStats, play_hand
+from games.bots import BasicBot, play_hand
 from games.bots.match import deal_hand
 from games.bots.memory import public_history
 from games.engine.hand import HandState
@@ -37,7 +37,3 @@ def states_at_plays(
         assert seat is not None
         log = [t for t in texts[: plays[cut - 1]] if t != "draw"]
         yield state, public_history(log, state.view_for(seat))
-
-
-def no_refusals(stats: HandStats) -> bool:
-    return not stats.refused

@@ -6,7 +6,9 @@ from __future__ import annotations
 import json
 import statistics
 
-from games.bots import BasicBot, HandStats, play_hand
+import pytest
+
+from games.bots import BasicBot, Bot, HandStats, SearchBot, play_hand
 from games.bots.match import Setup, deal_hand, main, run, summary
 from games.bots.search import SearchBudget
 from tests.bots.helpers import RANKED
@@ -33,11 +35,9 @@ def test_basic_decides_in_well_under_5_ms() -> None:
 
 
 def test_search_keeps_to_its_time_budget() -> None:
-    from games.bots import SearchBot
-
     stats = HandStats()
     budget = SearchBudget(max_samples=1000, max_ms=40.0)
-    bots = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
+    bots: list[Bot] = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
     play_hand(deal_hand(RANKED, 9, 0), bots, stats)
     times = stats.times[0] + stats.times[2]
     # The limit is checked between sampled deals: one deal's playouts may run over it.
@@ -45,10 +45,7 @@ def test_search_keeps_to_its_time_budget() -> None:
     assert statistics.median(times) < 0.08
 
 
-def test_match_command_prints_the_figures(capsys: object) -> None:
-    import pytest
-
-    assert isinstance(capsys, pytest.CaptureFixture)
+def test_match_command_prints_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["basic", "random", "--deals", "2", "--seed", "4", "--json"]) == 0
     figures = json.loads(capsys.readouterr().out)
     assert figures["deals"] == 2 and figures["hands"] == 4
