@@ -1,0 +1,79 @@
+"""Setting up players and tables inside a ``LiveSite`` (called through ``LiveSite.call``).
+
+Each function runs in the site's own Django (a ``manage.py shell``), goes through the services
+like a player would, and returns plain JSON: user names, session cookies and table ids.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+
+from accounts.models import User
+from games import services
+
+PASSWORD = "live-site-pw-1234"
+
+
+def session_for(user: User) -> str:
+    """A logged-in session for ``user``: the value of its ``sessionid`` cookie."""
+    store = import_module(settings.SESSION_ENGINE).SessionStore()
+    store[SESSION_KEY] = str(user.pk)
+    store[BACKEND_SESSION_KEY] = "django.contrib.auth.backends.ModelBackend"
+    store[HASH_SESSION_KEY] = user.get_session_auth_hash()
+    store.create()
+    return str(store.session_key)
+
+
+def players(*, count: int, prefix: str) -> list[dict[str, Any]]:
+    """``count`` new players, each with a session cookie."""
+    made = []
+    for index in range(count):
+        user = User.objects.create_user(f"{prefix}{index}", password=PASSWORD)
+        made.append({"id": user.pk, "username": user.username, "session": session_for(user)})
+    return made
+
+
+def tables(
+    *,
+    count: int,
+    prefix: str = "load",
+    ranked: bool = False,
+    seated: bool = True,
+    **timings: int,
+) -> list[dict[str, Any]]:
+    """``count`` tables of four new players each, seated (not ready) when ``seated``.
+    ``timings`` are ``table_create``'s (play_seconds, bury_seconds, bid_window_seconds,
+    deal_interval_ms)."""
+    made = []
+    for number in range(count):
+        people = players(count=4, prefix=f"{prefix}{number}_")
+        creator = User.objects.get(pk=people[0]["id"])
+        table = services.table_create(
+            creator=creator,
+            name=f"{prefix} {number}",
+            preset_name="ranked",
+            ranked=ranked,
+            **timings,
+        )
+        if seated:
+            for index, person in enumerate(people):
+                user = User.objects.get(pk=person["id"])
+                services.seat_take(table_id=table.pk, user=user, index=index)
+                person["seat"] = index
+        made.append({"id": table.pk, "players": people})
+    return made
+
+
+def hand_log(*, table_id: int) -> dict[str, Any]:
+    """The table's latest hand as the database holds it: id, status, seq and its action log."""
+    from games.models import Hand
+
+    hand = Hand.objects.filter(match__table_id=table_id).order_by("-pk").first()
+    if hand is None:
+        return {"id": None}
+    actions = list(hand.actions.order_by("seq").values("seq", "text", "auto"))
+    return {"id": hand.pk, "status": hand.status, "seq": hand.seq, "actions": actions}
