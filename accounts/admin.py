@@ -6,11 +6,17 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from rest_framework.authtoken.models import TokenProxy
 
 from accounts.forms import ReasonForm
 from accounts.models import BanRecord, User
 from accounts.services import user_ban, user_unban
 from ladder.errors import ApplicationError
+
+# An API token is a password: DRF's token admin lists every key (and names each token by its
+# key), and a look at it is enough to act as anyone. Players make and replace their own tokens
+# (/accounts/token/); a ban deletes them. No admin page for them.
+admin.site.unregister(TokenProxy)
 
 
 class BanRecordInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -84,10 +90,13 @@ class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
     inlines = [BanRecordInline]
     actions = ["ban_users", "unban_users"]
 
-    @admin.action(description="Ban the selected users (asks for a reason)")
+    # Staff who may only look at users must not ban them: the actions need the change right.
+    @admin.action(description="Ban the selected users (asks for a reason)", permissions=["change"])
     def ban_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
         return _with_reason(self, request, queryset, verb="banned", action="ban_users")
 
-    @admin.action(description="Unban the selected users (asks for a reason)")
+    @admin.action(
+        description="Unban the selected users (asks for a reason)", permissions=["change"]
+    )
     def unban_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
         return _with_reason(self, request, queryset, verb="unbanned", action="unban_users")

@@ -4,7 +4,7 @@ Django's own views and e-mails expect), our templates in templates/registration/
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from accounts.views import LoginView
+from accounts.views import LoginView, PasswordResetView
 
 urlpatterns = [
     path("login/", LoginView.as_view(), name="login"),
@@ -15,7 +15,7 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("password_reset/", auth_views.PasswordResetView.as_view(), name="password_reset"),
+    path("password_reset/", PasswordResetView.as_view(), name="password_reset"),
     path(
         "password_reset/done/",
         auth_views.PasswordResetDoneView.as_view(),

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
+import math
+from typing import Any
+
 from django import forms
 from django.conf import settings
+from django.contrib.auth.forms import AuthenticationForm
 from django.utils.translation import gettext_lazy as _
 
 from ladder.errors import ApplicationError
@@ -56,3 +60,26 @@ class SettingsForm(ServiceErrorsMixin, forms.Form):
 
 class ReasonForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=300)
+
+
+def too_many_attempts(wait_s: int) -> forms.ValidationError:
+    """Refused by a rate limit (games/ratelimits.py): say when to try again."""
+    return forms.ValidationError(
+        _("Too many attempts: try again in %(minutes)s min."),
+        code="too_many_attempts",
+        params={"minutes": max(1, math.ceil(wait_s / 60))},
+    )
+
+
+class LoginForm(AuthenticationForm):
+    """Django's log-in form; a refusal for too many failed tries says so, not "wrong
+    password" (the check itself is in the authentication backend)."""
+
+    def clean(self) -> dict[str, Any]:
+        try:
+            return super().clean()
+        except forms.ValidationError:
+            wait = getattr(self.request, "login_retry_after", None)
+            if wait:
+                raise too_many_attempts(wait) from None
+            raise

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils import translation
@@ -17,9 +18,10 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
-from accounts.forms import SettingsForm, SignupForm
+from accounts.forms import LoginForm, SettingsForm, SignupForm, too_many_attempts
 from accounts.models import User
 from accounts.services import user_create, user_update_settings
+from games import ratelimits
 from ladder.errors import ApplicationError
 
 
@@ -58,8 +60,15 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "accounts/signup.html", {"form": form})
 
 
+def too_many_requests(response: HttpResponse, wait_s: int) -> HttpResponse:
+    response.status_code = 429
+    response["Retry-After"] = str(wait_s)
+    return response
+
+
 class LoginView(auth_views.LoginView):
     redirect_authenticated_user = True
+    form_class = LoginForm
 
     def form_valid(self, form):  # type: ignore[no-untyped-def]
         response = super().form_valid(form)
@@ -67,6 +76,25 @@ class LoginView(auth_views.LoginView):
         if language:
             remember_language(response, language)
         return response
+
+    def form_invalid(self, form):  # type: ignore[no-untyped-def]
+        response = super().form_invalid(form)
+        if form.has_error(NON_FIELD_ERRORS, "too_many_attempts"):
+            return too_many_requests(response, getattr(self.request, "login_retry_after", 60))
+        return response
+
+
+class PasswordResetView(auth_views.PasswordResetView):
+    """Django's reset form, limited per e-mail address and per client address."""
+
+    def form_valid(self, form):  # type: ignore[no-untyped-def]
+        wait = ratelimits.password_reset_wait(
+            email=form.cleaned_data["email"], ip=ratelimits.client_ip(self.request)
+        )
+        if wait:
+            form.add_error(None, too_many_attempts(wait))
+            return too_many_requests(self.form_invalid(form), wait)
+        return super().form_valid(form)
 
 
 @login_required

@@ -28,10 +28,11 @@ import time
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from shengji_site.testing import benchenv  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -43,42 +44,6 @@ def parse_args() -> argparse.Namespace:
         "--keep", action="store_true", help="with DATABASE_URL: keep the bench database"
     )
     return parser.parse_args()
-
-
-def start_database(tmp: Path) -> tuple[str, Callable[[], None]]:
-    """The URL of an empty database for the bench, and how to get rid of it."""
-    configured = os.environ.get("DATABASE_URL")
-    if configured:
-        import psycopg
-
-        parts = urlparse(configured)
-        name = f"{parts.path.lstrip('/') or 'shengji'}_bench_leaderboard"
-        admin_url = urlunparse(parts._replace(path="/postgres"))
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
-            conn.execute(f'CREATE DATABASE "{name}"')
-
-        def drop() -> None:
-            with psycopg.connect(admin_url, autocommit=True) as conn:
-                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-        return urlunparse(parts._replace(path=f"/{name}")), drop
-    from shengji_site.embedded import EmbeddedPostgres, free_port
-
-    server = EmbeddedPostgres(tmp / "postgres", free_port(), "bench_leaderboard")
-    server.start()
-    return server.url, server.stop
-
-
-def configure_django(database_url: str, tmp: Path) -> None:
-    os.environ["DATABASE_URL"] = database_url
-    os.environ["SHENGJI_VAR_DIR"] = str(tmp / "var")
-    os.environ.setdefault("SECRET_KEY", "bench-only-secret-key-" + "x" * 40)
-    os.environ.setdefault("LOG_LEVEL", "WARNING")
-    os.environ["DJANGO_SETTINGS_MODULE"] = "shengji_site.settings"
-    import django
-
-    django.setup()
 
 
 def fill(users: int, seed: int) -> None:
@@ -215,12 +180,10 @@ def main() -> None:
     args = parse_args()
     external = bool(os.environ.get("DATABASE_URL"))
     tmp = Path(tempfile.mkdtemp(prefix="shengji-bench-"))
-    database_url, stop = start_database(tmp)
+    database_url, stop = benchenv.start_database(tmp, "bench_leaderboard")
     try:
-        configure_django(database_url, tmp)
-        from django.core.management import call_command
-
-        call_command("migrate", verbosity=0)
+        benchenv.configure_django(database_url, tmp)
+        benchenv.migrate()
         fill(args.users, args.seed)
         run(args.repeat, args.seed)
     finally:

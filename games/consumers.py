@@ -5,20 +5,38 @@ from __future__ import annotations
 import json
 import logging
 import time
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
+from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
 
-from games import selectors, services
+from games import ratelimits, selectors, services
 from games.errors import ApplicationError
+from games.groupwatch import watch
 from games.realtime import LOBBY_GROUP, public_group, seat_group, table_group, watch_group
 
 logger = logging.getLogger(__name__)
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def database_sync_to_async(function: Callable[P, R]) -> Callable[P, Coroutine[Any, Any, R]]:
+    """Run a service in daphne's thread pool (``ASGI_THREADS``), not in the one thread all
+    sockets would share: services lock the rows they change, so sockets need not queue behind
+    each other's database round trips; each socket still awaits its own calls in order."""
+    pooled: Callable[P, Coroutine[Any, Any, R]]
+    pooled = DatabaseSyncToAsync(function, thread_sensitive=False)
+    return pooled
+
 
 MAX_FRAME = 4096
 RATE_PER_SECOND = 8.0
 RATE_BURST = 20.0
+TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
 HAND_ACTIONS = {"bid", "bury", "play"}
 
 
@@ -54,17 +72,33 @@ def _int(content: dict[str, Any], key: str) -> int:
 
 
 class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its trip, before every message, to the one shared thread
+        to close old database connections: nothing here touches the database except through
+        ``database_sync_to_async``, which does that in the thread it runs in. (Every view
+        forwarded to a seat would otherwise wait its turn in that thread.)"""
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message['type']}")
+        await handler(message)
+
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
         self.user = self.scope["user"]
         self.groups_joined: set[str] = set()
         self.watching: int | None = None
-        self.limit = RateLimit()
+        self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
+        self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
         presence = await self._presence()
         if presence is None:
             await self.close(code=4404)
             return
         await self.accept()
+        if not await self._socket_counts():
+            await self.send_json(ApplicationError("too_many_sockets").as_message())
+            await self.close(code=TOO_MANY_SOCKETS)
+            return
+        await watch.add(self)
         await self._join(presence)
         if presence.seat is not None:
             await database_sync_to_async(services.seat_connected)(
@@ -73,10 +107,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self._send_state(presence)
 
     async def disconnect(self, code: int) -> None:
+        watch.discard(self)
         for group in getattr(self, "groups_joined", set()):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "table_id", None) is not None:
             await database_sync_to_async(services.seat_disconnected)(channel_name=self.channel_name)
+        if getattr(self, "counted", False):
+            await sync_to_async(ratelimits.socket_closed)(**self._socket_key())
 
     # --- incoming ------------------------------------------------------------------------
 
@@ -96,7 +133,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             await self.send_json(ApplicationError("internal").as_message())
 
     def _decode(self, text_data: str | None) -> dict[str, Any]:
-        if text_data is None or len(text_data.encode()) > MAX_FRAME:
+        if text_data is None or len(text_data.encode(errors="surrogatepass")) > MAX_FRAME:
             raise ApplicationError("bad_message", "send JSON text frames of at most 4096 bytes")
         try:
             content = json.loads(text_data)
@@ -115,19 +152,24 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def on_ping(self, content: dict[str, Any]) -> None:
         await database_sync_to_async(services.connections_touch)(channel_name=self.channel_name)
-        await self.send_json({"type": "pong"})
+        await sync_to_async(ratelimits.socket_touch)(**self._socket_key())
+        # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
+        # that it is behind and asks for the state (docs/PROTOCOL.md).
+        hand = await database_sync_to_async(selectors.current_hand_get)(table_id=self.table_id)
+        position = {} if hand is None else {"hand": hand.pk, "seq": hand.seq}
+        await self.send_json({"type": "pong", **position})
 
     async def on_state(self, content: dict[str, Any]) -> None:
         await self._refresh()
 
     async def on_bid(self, content: dict[str, Any]) -> None:
-        await self._act(content, f"bid {{seat}} {_cards(content)}")
+        await self._act(content, "bid", _cards(content))
 
     async def on_bury(self, content: dict[str, Any]) -> None:
-        await self._act(content, f"bury {{seat}} {_cards(content)}")
+        await self._act(content, "bury", _cards(content))
 
     async def on_play(self, content: dict[str, Any]) -> None:
-        await self._act(content, f"play {{seat}} {_cards(content)}")
+        await self._act(content, "play", _cards(content))
 
     async def on_leave(self, content: dict[str, Any]) -> None:
         await self._own_seat()
@@ -202,13 +244,21 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             table_id=self.table_id, user=self.user, allow=content.get("allow") is True
         )
 
-    async def _act(self, content: dict[str, Any], template: str) -> None:
+    async def _act(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
-        seat = await self._own_seat()
-        hand_id = await self._hand_id()
-        await database_sync_to_async(services.hand_act)(
-            hand_id=hand_id, user=self.user, text=template.format(seat=seat), seq=seq
-        )
+        self._require_login()
+        await database_sync_to_async(self._act_now)(kind, cards, seq)
+
+    def _act_now(self, kind: str, cards: str, seq: int) -> None:
+        """The seat, the hand and the action in one trip to the database thread (every trip
+        waits there behind the other sockets' trips)."""
+        seat = selectors.seat_of(table_id=self.table_id, user=self.user)
+        if seat is None:
+            raise ApplicationError("not_seated")
+        hand_id = services.playing_hand_id(table_id=self.table_id)
+        if hand_id is None:
+            raise ApplicationError("no_hand")
+        services.hand_act(hand_id=hand_id, user=self.user, text=f"{kind} {seat} {cards}", seq=seq)
 
     # --- group events --------------------------------------------------------------------
 
@@ -227,6 +277,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json({"type": "chat", "line": event["line"]})
 
     # --- helpers -------------------------------------------------------------------------
+
+    def _socket_key(self) -> dict[str, Any]:
+        return {"table_id": self.table_id, "owner": self.owner, "channel_name": self.channel_name}
+
+    async def _socket_counts(self) -> bool:
+        """Count this socket against its owner's cap at the table (docs/PROTOCOL.md)."""
+        self.counted = await sync_to_async(ratelimits.socket_open)(**self._socket_key())
+        return self.counted
 
     def _require_login(self) -> None:
         if not self.user.is_authenticated:
@@ -284,10 +342,12 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def connect(self) -> None:
         await self.accept()
+        await watch.add(self)
         await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
         await self._send_tables()
 
     async def disconnect(self, code: int) -> None:
+        watch.discard(self)
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

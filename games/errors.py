@@ -27,6 +27,8 @@ _MESSAGES: dict[str, Promise] = {
     "bad_message": _("that message could not be read"),
     "unknown_type": _("unknown message type"),
     "rate_limited": _("too many messages: slow down"),
+    "chat_rate_limited": _("too many chat lines: wait a little before the next"),
+    "too_many_sockets": _("too many windows open at this table: close one"),
     "chat_too_long": _("chat lines are at most 200 characters"),
     "chat_empty": _("an empty chat line"),
     "login_required": _("log in to do that"),

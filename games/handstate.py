@@ -6,6 +6,7 @@ this process and reused while the hand's seq has not moved (only after the commi
 
 from __future__ import annotations
 
+import threading
 from collections import OrderedDict
 from datetime import datetime
 from typing import Any
@@ -15,6 +16,7 @@ from games.models import Action, Hand
 
 _CACHE_SIZE = 512
 _states: OrderedDict[int, tuple[int, HandState]] = OrderedDict()
+_states_lock = threading.Lock()  # daphne runs services in a pool of threads
 
 
 def record_for(hand: Hand, actions: list[str]) -> HandRecord:
@@ -35,25 +37,33 @@ def action_texts(hand: Hand) -> list[str]:
 
 def load_state(hand: Hand) -> HandState:
     """The hand's state at ``hand.seq``: a private copy the caller may change."""
-    cached = _states.get(hand.pk)
+    with _states_lock:
+        cached = _states.get(hand.pk)
+        if cached is not None and cached[0] == hand.seq:
+            _states.move_to_end(hand.pk)
     if cached is not None and cached[0] == hand.seq:
-        _states.move_to_end(hand.pk)
-        return cached[1].copy()
-    state = replay_final(record_for(hand, action_texts(hand)), check_result=False)
+        return cached[1].copy()  # a kept state is never changed: copying it needs no lock
+    # A row read without its lock may be older than the log by now: replay only the first
+    # ``hand.seq`` actions, so the state is the one its seq names (the views carry that seq).
+    texts = action_texts(hand)[: hand.seq]
+    state = replay_final(record_for(hand, texts), check_result=False)
     remember_state(hand.pk, state)
     return state.copy()
 
 
 def remember_state(hand_id: int, state: HandState) -> None:
     """Keep a committed state (call after commit: an uncommitted one may still roll back)."""
-    _states[hand_id] = (len(state.actions), state.copy())
-    _states.move_to_end(hand_id)
-    while len(_states) > _CACHE_SIZE:
-        _states.popitem(last=False)
+    kept = (len(state.actions), state.copy())
+    with _states_lock:
+        _states[hand_id] = kept
+        _states.move_to_end(hand_id)
+        while len(_states) > _CACHE_SIZE:
+            _states.popitem(last=False)
 
 
 def forget_states() -> None:
-    _states.clear()
+    with _states_lock:
+        _states.clear()
 
 
 def public_summary(state: HandState, deadline: datetime | None) -> dict[str, Any]:

@@ -8,11 +8,13 @@ else the public view), ``table_<id>_public`` (other spectators), ``lobby`` (the 
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from redis.exceptions import RedisError
 
 LOBBY_GROUP = "lobby"
 
@@ -30,9 +32,54 @@ def public_group(table_id: int) -> str:
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
+    _send_all([(group, message)])
+
+
+def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
+    """Send to several groups at once: one trip to the event loop, the groups' Redis round
+    trips overlapping, and nothing sent to a group no socket is in. Only for groups no socket
+    is in twice (each socket hears one copy; copies for different sockets need no order)."""
     layer = get_channel_layer()
-    if layer is not None:
-        async_to_sync(layer.group_send)(group, message)
+    if layer is None:
+        return
+
+    async def send_all() -> None:
+        listened = await _listened(layer, [group for group, _ in sends])
+        await asyncio.gather(
+            *(
+                layer.group_send(group, message)
+                for (group, message), heard in zip(sends, listened, strict=True)
+                if heard
+            )
+        )
+
+    async_to_sync(send_all)()
+
+
+async def _listened(layer: Any, groups: list[str]) -> list[bool]:
+    """Which groups have a socket in them, asked of Redis in one pipelined trip (a send to an
+    empty group costs channels-redis two round trips; most tables have no spectators).
+
+    A socket that joins after the question still misses nothing: it joins its groups before
+    it reads its ``state``, and this change was committed before the question. A layer that
+    keeps its groups elsewhere, or a failed question, counts every group as listened to."""
+    key_of = getattr(layer, "_group_key", None)
+    if len(groups) < 2 or key_of is None or not hasattr(layer, "connection"):
+        return [True] * len(groups)
+    shards: dict[int, list[int]] = {}
+    for index, group in enumerate(groups):
+        shards.setdefault(layer.consistent_hash(group), []).append(index)
+    listened = [True] * len(groups)
+    try:
+        for shard, indexes in shards.items():
+            pipe = layer.connection(shard).pipeline(transaction=False)
+            for index in indexes:
+                pipe.zcard(key_of(groups[index]))
+            for index, members in zip(indexes, await pipe.execute(), strict=True):
+                listened[index] = members > 0
+    except (RedisError, OSError):
+        return [True] * len(groups)
+    return listened
 
 
 def watch_group(table_id: int, seat: int) -> str:
@@ -54,19 +101,27 @@ def hand_changed(
     marked for its occupant (a socket that is no longer theirs drops it), and spectators
     watching a seat get its view only if its player allowed it at that moment.
     """
+    frame = {"type": "hand.view", "hand": hand_id, "seq": seq}
+    sends = [(public_group(table_id), {**frame, "view": public})]
     for seat, view in enumerate(views):
-        frame = {"type": "hand.view", "hand": hand_id, "seq": seq}
-        _send(seat_group(table_id, seat), {**frame, "view": view, "for_user": occupants[seat]})
-        _send(watch_group(table_id, seat), {**frame, "view": view if watchable[seat] else public})
-    _send(
-        public_group(table_id), {"type": "hand.view", "hand": hand_id, "seq": seq, "view": public}
-    )
+        sends.append(
+            (seat_group(table_id, seat), {**frame, "view": view, "for_user": occupants[seat]})
+        )
+        sends.append(
+            (watch_group(table_id, seat), {**frame, "view": view if watchable[seat] else public})
+        )
+    # A socket is in one of these groups only: seat n, watching n, or public.
+    _send_all(sends)
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 
 
 def table_changed(table_id: int, line: str | None) -> None:
-    _send(table_group(table_id), {"type": "table.changed", "line": line})
-    _send(LOBBY_GROUP, {"type": "lobby.changed", "table": table_id})
+    _send_all(
+        [
+            (table_group(table_id), {"type": "table.changed", "line": line}),
+            (LOBBY_GROUP, {"type": "lobby.changed", "table": table_id}),
+        ]
+    )
 
 
 def lobby_changed(table_id: int) -> None:

@@ -31,6 +31,13 @@ def presence_get(*, table_id: int, user: User, watching: int | None = None) -> P
     return Presence(table_id, seat, None if seat is not None else watching)
 
 
+def seat_of(*, table_id: int, user: User) -> int | None:
+    """The index of the user's seat at the table (None: no seat, or no such table)."""
+    if not user.is_authenticated:
+        return None
+    return Seat.objects.filter(table_id=table_id, user=user).values_list("index", flat=True).first()
+
+
 def spectator_may_see(*, table_id: int, seat: int) -> bool:
     """At casual tables a spectator watching a seat sees its hand if its player allows it."""
     return Seat.objects.filter(

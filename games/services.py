@@ -15,10 +15,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import QuerySet
+from django.db.models import F, QuerySet
 
 from accounts.models import User
-from games import realtime
+from games import ratelimits, realtime
 from games.autoplay import bot_bid, bot_move
 from games.engine import PRESET_NAMES, HandState, ShengjiError, preset, view_for
 from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED, PLAYING
@@ -401,6 +401,10 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
     Compare-and-set: nothing happens unless the hand is still at ``seq`` and its deadline has
     passed by the database's clock, so a late, early or repeated task does nothing.
     """
+    if not Hand.objects.filter(pk=hand_id, seq=seq, status=Hand.Status.PLAYING).exists():
+        # Nearly every task finds its hand moved on. Seq only grows and a hand never plays
+        # again, so this one can never act: no need to wait for the locks to know it.
+        return False
     hand = _lock_hand(hand_id)
     if hand.status != Hand.Status.PLAYING or hand.seq != seq or hand.deadline is None:
         return False
@@ -504,10 +508,9 @@ def _count_turns(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None
     for seat, text, auto in logged:
         if seat is None or not text.startswith(("play", "bury")):
             continue
-        player = HandPlayer.objects.get(hand=hand, seat=seat)
-        player.turns += 1
-        player.auto_turns += int(auto)
-        player.save(update_fields=["turns", "auto_turns"])
+        HandPlayer.objects.filter(hand=hand, seat=seat).update(
+            turns=F("turns") + 1, auto_turns=F("auto_turns") + int(auto)
+        )
 
 
 def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> datetime:
@@ -733,6 +736,15 @@ def connections_sweep(*, older_than_s: int) -> int:
     return len(stale)
 
 
+def seats_takeover_overdue(*, grace_s: float) -> list[tuple[int, str]]:
+    """(seat id, since) of players away longer than ``grace_s`` whom no bot plays for yet:
+    their grace task is late or was lost (a Redis restart loses the queue)."""
+    cutoff = db_now() - timedelta(seconds=grace_s)
+    away = Seat.objects.filter(user__isnull=False, bot=False, disconnected_at__lt=cutoff)
+    rows = away.values_list("pk", "disconnected_at")
+    return [(pk, since.isoformat()) for pk, since in rows if since is not None]
+
+
 def hands_overdue(*, grace_ms: int = 500) -> QuerySet[Hand]:
     cutoff = db_now() - timedelta(milliseconds=grace_ms)
     return Hand.objects.filter(status=Hand.Status.PLAYING, deadline__lt=cutoff)
@@ -759,7 +771,9 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
         raise ApplicationError("not_found")
     if table.status == Table.Status.CLOSED:
         raise ApplicationError("table_closed")
-    line = ChatLine.objects.create(table=table, user=user, text=_clean_chat(text))
+    cleaned = _clean_chat(text)
+    ratelimits.chat_line_check(user_id=user.pk)  # per user over all tables and sockets
+    line = ChatLine.objects.create(table=table, user=user, text=cleaned)
     payload = {
         "user": str(user),
         "text": line.text,

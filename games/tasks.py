@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import logging
+
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
 from games import services
+
+logger = logging.getLogger(__name__)
 
 # A lock timeout or a deadlock victim is retried; the compare-and-set makes a retry harmless.
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": 0.2, "max_retries": 5}
@@ -15,7 +19,10 @@ RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": 0.2, "max_retrie
 @shared_task(ignore_result=True, **RETRY)
 def hand_deadline(hand_id: int, seq: int) -> bool:
     """The deadline of (hand, seq): acts only if the hand has not moved and the time has come."""
-    return services.hand_advance(hand_id=hand_id, seq=seq)
+    moved = services.hand_advance(hand_id=hand_id, seq=seq)
+    # One line per delivery: the fault drills count how often a deadline ran, and moved.
+    logger.info("deadline hand=%s seq=%s %s", hand_id, seq, "moved" if moved else "no-op")
+    return moved
 
 
 @shared_task(ignore_result=True, **RETRY)
@@ -26,8 +33,12 @@ def seat_grace(seat_id: int, since: str) -> bool:
 
 @shared_task(ignore_result=True)
 def sweep() -> int:
-    """Catch deadlines whose task was lost, and forget sockets a dead server left behind."""
+    """Catch deadlines and grace periods whose task was lost, and forget sockets a dead server
+    left behind."""
     services.connections_sweep(older_than_s=settings.SHENGJI_CONNECTION_TIMEOUT_S)
+    late = settings.SHENGJI_DISCONNECT_GRACE_S + 1  # the grace task itself usually comes first
+    for seat_id, since in services.seats_takeover_overdue(grace_s=late):
+        seat_grace.delay(seat_id, since)
     overdue = list(services.hands_overdue().values_list("pk", "seq"))
     for hand_id, seq in overdue:
         hand_deadline.delay(hand_id, seq)

@@ -359,7 +359,7 @@ class TokenView(LadderAPIView):
     @extend_schema(
         summary="Get (or create) your API token with your user name and password",
         request=TokenRequestSerializer,
-        responses={200: TokenSerializer, 400: ErrorSerializer},
+        responses={200: TokenSerializer, 400: ErrorSerializer, 429: ErrorSerializer},
         auth=[],
     )
     def post(self, request: Request) -> Response:
@@ -372,6 +372,17 @@ class TokenView(LadderAPIView):
             password=form.validated_data["password"],
         )
         if user is None:
+            wait = getattr(request._request, "login_retry_after", None)
+            if wait:  # refused by games.ratelimits.RateLimitedModelBackend
+                return Response(
+                    {
+                        "code": "too_many_attempts",
+                        "message": f"too many failed attempts: try again in {wait} s",
+                        "retry_after": wait,
+                    },
+                    status=status.HTTP_429_TOO_MANY_REQUESTS,
+                    headers={"Retry-After": str(wait)},
+                )
             raise ApplicationError("credentials_invalid", "wrong user name or password")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

@@ -2,10 +2,16 @@
 
 Starts the embedded servers that no URL replaces, migrates, then runs daphne, a Celery worker
 and Celery beat as children until SIGINT or SIGTERM, and then stops every one of them.
+
+A child that exits on its own (a crash, kill -9, a Celery worker that lost Redis while holding
+tasks) is started again after a backoff that doubles with each recent crash; when one child
+crashes ``RESTART_LIMIT`` times within ``RESTART_WINDOW_S`` seconds, serve gives up, says so
+and stops everything.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -29,6 +35,11 @@ from shengji_site.embedded import (
 
 CHILD_STOP_SECONDS = 20.0
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+RESTART_LIMIT = 5
+RESTART_WINDOW_S = 60.0
+RESTART_FIRST_DELAY_S = 0.5
+RESTART_MAX_DELAY_S = 10.0
+POLL_SECONDS = 0.2
 
 
 class Server(Protocol):
@@ -45,11 +56,36 @@ class ServeOptions:
 
 
 @dataclass
+class RestartPolicy:
+    """When a crashed child may start again: after a delay that doubles with each crash in the
+    window, and never once it has crashed ``limit`` times within ``window_s`` seconds."""
+
+    limit: int = RESTART_LIMIT
+    window_s: float = RESTART_WINDOW_S
+    first_delay_s: float = RESTART_FIRST_DELAY_S
+    max_delay_s: float = RESTART_MAX_DELAY_S
+    crashes: dict[str, list[float]] = field(default_factory=dict)
+
+    def crashed(self, name: str, now: float) -> float | None:
+        """Count a crash of ``name``; the seconds to wait before starting it again, or None
+        to give up."""
+        recent = [at for at in self.crashes.get(name, []) if now - at < self.window_s]
+        recent.append(now)
+        self.crashes[name] = recent
+        if len(recent) >= self.limit:
+            return None
+        return float(min(self.max_delay_s, self.first_delay_s * 2 ** (len(recent) - 1)))
+
+
+@dataclass
 class Site:
     options: ServeOptions
     servers: list[Server] = field(default_factory=list)
     children: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
     stop_requested: bool = False
+    commands: dict[str, list[str]] = field(default_factory=dict)
+    policy: RestartPolicy = field(default_factory=RestartPolicy)
+    restart_at: dict[str, float] = field(default_factory=dict)
 
     def request_stop(self, signum: int, frame: object) -> None:
         self.stop_requested = True
@@ -121,15 +157,20 @@ def child_commands(options: ServeOptions) -> dict[str, list[str]]:
 
 
 def start_children(site: Site) -> None:
-    env = child_environment(site.options)
-    for name, command in child_commands(site.options).items():
-        site.children[name] = subprocess.Popen(
-            command,
-            cwd=settings.BASE_DIR,
-            env=env,
-            start_new_session=True,  # a terminal's Ctrl-C reaches serve alone, which stops all
-            preexec_fn=set_parent_death_signal,
-        )
+    if not site.commands:
+        site.commands = child_commands(site.options)
+    for name in site.commands:
+        start_child(site, name)
+
+
+def start_child(site: Site, name: str) -> None:
+    site.children[name] = subprocess.Popen(
+        site.commands[name],
+        cwd=settings.BASE_DIR,
+        env=child_environment(site.options),
+        start_new_session=True,  # a terminal's Ctrl-C reaches serve alone, which stops all
+        preexec_fn=set_parent_death_signal,
+    )
 
 
 def stop_children(site: Site) -> None:
@@ -151,14 +192,37 @@ def prepare_database(site: Site) -> None:
     connections.close_all()  # the children open their own
 
 
-def wait_for_stop(site: Site) -> int:
+def supervise(site: Site) -> int:
+    """Until a stop is requested (0): start again every child that exits, after the policy's
+    delay; give up (1) when the policy says a child crashes too often."""
     while not site.stop_requested:
         for name, process in site.children.items():
-            if process.poll() is not None:
-                site.options.log(f"{name} exited with code {process.returncode}; stopping")
+            if name in site.restart_at:
+                if time.monotonic() >= site.restart_at[name]:
+                    del site.restart_at[name]
+                    start_child(site, name)
+                    site.options.log(f"{name} started again")
+            elif process.poll() is not None and not restart_later(site, name, process):
                 return 1
-        time.sleep(0.2)
+        time.sleep(POLL_SECONDS)
     return 0
+
+
+def restart_later(site: Site, name: str, process: subprocess.Popen[bytes]) -> bool:
+    """Schedule the restart of a child that exited; False when it crashed too often."""
+    with contextlib.suppress(ProcessLookupError):  # what it left behind (a worker's pool)
+        os.killpg(process.pid, signal.SIGKILL)
+    delay = site.policy.crashed(name, time.monotonic())
+    code = process.returncode
+    if delay is None:
+        limit, window = site.policy.limit, site.policy.window_s
+        site.options.log(
+            f"{name} exited with code {code}, {limit} times in {window:.0f} s: giving up; stopping"
+        )
+        return False
+    site.options.log(f"{name} exited with code {code}; starting it again in {delay:.1f} s")
+    site.restart_at[name] = time.monotonic() + delay
+    return True
 
 
 def wait_for_http(site: Site, timeout: float = 30.0) -> None:
@@ -192,7 +256,7 @@ def serve(options: ServeOptions) -> int:
         start_children(site)
         wait_for_http(site)
         options.log(f"Shengji is running at {site_url(options)}  (Ctrl-C stops everything)")
-        return wait_for_stop(site)
+        return supervise(site)
     finally:
         options.log("Stopping…")
         stop_children(site)

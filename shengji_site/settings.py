@@ -114,19 +114,39 @@ TEMPLATES = [
 DATABASE_URL = (
     os.environ.get("DATABASE_URL") or f"postgres://postgres@127.0.0.1:{EMBEDDED_PG_PORT}/shengji"
 )
-DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=0)}
+# Persistent connections: opening one costs PostgreSQL a process and daphne a round of
+# authentication on every socket message (docs/proof/LOAD.md); health checks drop a broken one.
+DATABASES = {
+    "default": dj_database_url.parse(
+        DATABASE_URL,
+        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE") or 300),
+        conn_health_checks=True,
+    )
+}
 DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 
 REDIS_URL = os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
 
+# SHENGJI_CHANNEL_LAYER=pubsub swaps channels-redis' queues and groups kept in Redis for Redis
+# publish/subscribe (groups kept in each server process): several times less CPU per frame
+# (docs/proof/LOAD.md), but no messages kept for a socket that is not reading.
+CHANNEL_LAYER_BACKENDS = {
+    "core": "channels_redis.core.RedisChannelLayer",
+    "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
+}
 CHANNEL_LAYERS = {
     "default": {
-        "BACKEND": "channels_redis.core.RedisChannelLayer",
+        "BACKEND": CHANNEL_LAYER_BACKENDS[os.environ.get("SHENGJI_CHANNEL_LAYER") or "core"],
         "CONFIG": {
             # channels-redis waits on Redis in blocks of 5 s; redis-py 8 times reads out at 5 s
             # by default, which would close every socket quiet for 5 s.
             "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
             "prefix": os.environ.get("CHANNELS_PREFIX", "shengji"),
+            # All the sockets of one server process share one inbox in Redis, and past
+            # `capacity` waiting messages channels-redis drops new ones without a word. Its
+            # default, 100, is a fraction of a second of frames for a few hundred sockets
+            # (docs/proof/LOAD.md).
+            "capacity": int(os.environ.get("CHANNELS_CAPACITY") or 10000),
         },
     },
 }
@@ -225,6 +245,9 @@ SHENGJI_BOT_DELAY_MS = int(os.environ.get("SHENGJI_BOT_DELAY_MS") or 800)
 SHENGJI_DISCONNECT_GRACE_S = int(os.environ.get("SHENGJI_DISCONNECT_GRACE_S") or 30)
 SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)
 SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
+# How often each server process checks that Redis still holds its channel groups
+# (games/groupwatch.py): a restart without its data closes the sockets, which reconnect.
+SHENGJI_GROUPS_CHECK_S = float(os.environ.get("SHENGJI_GROUPS_CHECK_S") or 2)
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.tasks.sweep", "schedule": SHENGJI_SWEEP_EVERY_S},
 }
@@ -248,3 +271,33 @@ CELERY_BEAT_SCHEDULE["quick-match"] = {
     "task": "games.matchmaking_tasks.quick_match_run",
     "schedule": SHENGJI_QUICK_MATCH_EVERY_S,
 }
+
+# Limits on bad and excessive input (games/ratelimits.py, games/consumers.py; docs/PROTOCOL.md,
+# docs/proof/BAD-INPUT.md). Counters other than the per-socket bucket are kept in Redis under
+# this prefix, so every server process shares them.
+SHENGJI_RATELIMIT_PREFIX = os.environ.get("CHANNELS_PREFIX", "shengji") + ":limits"
+# Each table socket: a token bucket of BURST messages at once, refilled at RATE_PER_S.
+SHENGJI_SOCKET_BURST = float(os.environ.get("SHENGJI_SOCKET_BURST") or 20)
+SHENGJI_SOCKET_RATE_PER_S = float(os.environ.get("SHENGJI_SOCKET_RATE_PER_S") or 8)
+# Open sockets at one table: per logged-in user, and per address for anonymous spectators.
+SHENGJI_SOCKETS_PER_USER = int(os.environ.get("SHENGJI_SOCKETS_PER_USER") or 8)
+SHENGJI_SOCKETS_PER_IP = int(os.environ.get("SHENGJI_SOCKETS_PER_IP") or 32)
+# Chat lines per user over all tables: BURST_LINES in BURST_S seconds and LINES in WINDOW_S.
+SHENGJI_CHAT_BURST_LINES = int(os.environ.get("SHENGJI_CHAT_BURST_LINES") or 5)
+SHENGJI_CHAT_BURST_S = float(os.environ.get("SHENGJI_CHAT_BURST_S") or 10)
+SHENGJI_CHAT_LINES = int(os.environ.get("SHENGJI_CHAT_LINES") or 30)
+SHENGJI_CHAT_WINDOW_S = float(os.environ.get("SHENGJI_CHAT_WINDOW_S") or 600)
+# Failed log-ins in WINDOW_S seconds before further tries are refused (HTTP 429) until the
+# oldest counted failure is WINDOW_S old: per user name, and per client address.
+SHENGJI_LOGIN_FAILURES_PER_USER = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_USER") or 5)
+SHENGJI_LOGIN_FAILURES_PER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_IP") or 20)
+SHENGJI_LOGIN_WINDOW_S = float(os.environ.get("SHENGJI_LOGIN_WINDOW_S") or 900)
+# Password-reset requests in WINDOW_S seconds: per e-mail address, and per client address.
+SHENGJI_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("SHENGJI_PASSWORD_RESETS_PER_EMAIL") or 3)
+SHENGJI_PASSWORD_RESETS_PER_IP = int(os.environ.get("SHENGJI_PASSWORD_RESETS_PER_IP") or 10)
+SHENGJI_PASSWORD_RESET_WINDOW_S = float(os.environ.get("SHENGJI_PASSWORD_RESET_WINDOW_S") or 3600)
+# Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
+AUTHENTICATION_BACKENDS = [
+    "games.ratelimits.RateLimitedModelBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]

@@ -4,12 +4,16 @@ Used by the load benchmark and the fault drills against a ``LiveSite`` (or any r
 The client keeps every frame with the time it arrived, the newest view of its hand and the
 highest ``seq`` it has seen (its last *acknowledged* action is the newest of its own actions
 that a view at or after it confirmed).
+
+Times are ``time.monotonic()`` (CLOCK_MONOTONIC on Linux: one clock for every process of the
+machine), so frames received by clients in different processes can be compared.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,6 +25,7 @@ from games.bots import choose_action
 from games.engine.rules import preset
 
 RECEIVE_TIMEOUT = 30.0
+PING_EVERY = 20.0  # docs/PROTOCOL.md: a socket not heard from in 90 s is forgotten
 ACTING_PHASES = {"bidding", "burying", "playing"}
 
 
@@ -30,11 +35,15 @@ class Sent:
     seq: int
     cards: str
     at: float
+    hand: int | None = None
 
 
 @dataclass
 class SeatClient:
-    """One seat's socket. ``think`` seconds pass between seeing its turn and acting."""
+    """One seat's socket. ``think`` seconds pass between seeing its turn and acting (drawn
+    uniformly from ``think`` × (1 ± ``jitter``)); with ``bids`` off the seat never bids (the
+    kitty is flipped instead), so only the dealer's bury and the plays are sent. While it
+    plays it pings every ``ping_every`` seconds (0: never), as a browser does."""
 
     url: str
     session: str | None
@@ -42,7 +51,10 @@ class SeatClient:
     name: str = "client"
     rules_name: str = "ranked"
     think: float = 0.0
+    jitter: float = 0.0
+    bids: bool = True
     auto_ready: bool = True
+    ping_every: float = PING_EVERY
     frames: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
     errors: list[dict[str, Any]] = field(default_factory=list)
@@ -54,6 +66,10 @@ class SeatClient:
     socket: Any = None
     on_frame: Callable[[SeatClient, float, dict[str, Any]], None] | None = None
     _acting_on: tuple[int | None, int] = (None, -1)
+    _ready_until: int | None = None
+    _tasks: set[asyncio.Task[None]] = field(default_factory=set)
+    _rng: random.Random = field(default_factory=random.Random)
+    _failures: list[BaseException] = field(default_factory=list)
 
     async def connect(self) -> None:
         headers = {"Cookie": f"sessionid={self.session}"} if self.session else {}
@@ -75,7 +91,7 @@ class SeatClient:
 
     async def receive(self, timeout: float = RECEIVE_TIMEOUT) -> dict[str, Any]:
         raw = await asyncio.wait_for(self.socket.recv(), timeout)
-        at = time.perf_counter()
+        at = time.monotonic()
         frame: dict[str, Any] = json.loads(raw)
         self.frames.append((at, frame))
         self._note(frame)
@@ -97,13 +113,26 @@ class SeatClient:
 
     async def play(self, hands: int, timeout: float = RECEIVE_TIMEOUT) -> None:
         """Receive, and act whenever it is this seat's turn, until ``hands`` hands finished
-        since the call (pressing ready before each when ``auto_ready``)."""
+        since the call (pressing ready before each when ``auto_ready``, not after the last).
+
+        The think time passes in a task of its own, so frames keep being read (and timed)
+        while the seat thinks."""
         goal = self.hands_finished + hands
-        if self.auto_ready:
-            await self.send({"type": "ready", "ready": True})
-        while self.hands_finished < goal:
-            await self.receive(timeout)
-            await self.act_if_my_turn()
+        self._ready_until = goal
+        try:
+            if self.ping_every:
+                self._spawn(self._keep_alive())
+            if self.auto_ready:
+                await self.send({"type": "ready", "ready": True})
+            while self.hands_finished < goal:
+                await self.receive(timeout)
+                if self._may_act() and (self.hand_id, self.seq) != self._acting_on:
+                    self._spawn(self.act_if_my_turn())
+        finally:
+            self._ready_until = None
+            for task in list(self._tasks):
+                task.cancel()
+        self._raise_task_failures()
 
     async def act_if_my_turn(self) -> None:
         action = self.decide()
@@ -115,21 +144,54 @@ class SeatClient:
             return  # already sent for this view
         self._acting_on = key
         if self.think:
-            await asyncio.sleep(self.think)
-        self.sent.append(Sent(kind, self.seq, cards, time.perf_counter()))
-        await self.send({"type": kind, "seq": self.seq, "cards": cards})
+            await asyncio.sleep(self._think_time())
+            if (self.hand_id, self.seq) != key:
+                return  # the hand moved on while thinking: the newer view decides again
+        self.sent.append(Sent(kind, key[1], cards, time.monotonic(), key[0]))
+        await self.send({"type": kind, "seq": key[1], "cards": cards})
+
+    async def _keep_alive(self) -> None:
+        while True:
+            await asyncio.sleep(self.ping_every)
+            await self.send({"type": "ping"})
+
+    def _think_time(self) -> float:
+        if not self.jitter:
+            return self.think
+        return self.think * self._rng.uniform(1 - self.jitter, 1 + self.jitter)
+
+    def _spawn(self, work: Any) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        task.add_done_callback(self._keep_failure)
+
+    def _keep_failure(self, task: asyncio.Task[None]) -> None:
+        if not task.cancelled() and task.exception() is not None:
+            self._failures.append(task.exception())  # type: ignore[arg-type]
+
+    def _raise_task_failures(self) -> None:
+        if self._failures:
+            raise self._failures[0]
 
     def decide(self) -> tuple[str, str] | None:
-        view = self.view
-        if view is None or view.get("phase") not in ACTING_PHASES or "hand" not in view:
+        if not self._may_act():
             return None
-        if view["phase"] != "bidding" and view.get("to_act") != view.get("seat"):
-            return None
-        text = choose_action(view, preset(self.rules_name))
+        assert self.view is not None
+        text = choose_action(self.view, preset(self.rules_name))
         if text is None:
             return None
         kind, _seat, cards = text.split(" ", 2)
         return kind, cards
+
+    def _may_act(self) -> bool:
+        """Whether the newest view leaves this seat something to do (bids aside, its turn)."""
+        view = self.view
+        if view is None or view.get("phase") not in ACTING_PHASES or "hand" not in view:
+            return False
+        if view["phase"] == "bidding":
+            return self.bids
+        return bool(view.get("to_act") == view.get("seat"))
 
     @property
     def acknowledged(self) -> list[Sent]:
@@ -160,7 +222,6 @@ class SeatClient:
         self.seq, self.view = seq, view
         if finished_now:
             self.hands_finished += 1
-            if self.auto_ready:
-                asyncio.get_running_loop().create_task(
-                    self.send({"type": "ready", "ready": True})
-                )
+            more = self._ready_until is None or self.hands_finished < self._ready_until
+            if self.auto_ready and more:
+                self._spawn(self.send({"type": "ready", "ready": True}))

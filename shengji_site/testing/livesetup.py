@@ -11,6 +11,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+from django.contrib.auth.hashers import make_password
 
 from accounts.models import User
 from games import services
@@ -31,8 +32,11 @@ def session_for(user: User) -> str:
 def players(*, count: int, prefix: str) -> list[dict[str, Any]]:
     """``count`` new players, each with a session cookie."""
     made = []
+    hashed = make_password(PASSWORD)  # hashed once: the hasher's deliberate slowness × 400 adds up
     for index in range(count):
-        user = User.objects.create_user(f"{prefix}{index}", password=PASSWORD)
+        user = User.objects.create_user(f"{prefix}{index}")
+        user.password = hashed
+        user.save(update_fields=["password"])
         made.append({"id": user.pk, "username": user.username, "session": session_for(user)})
     return made
 
@@ -77,3 +81,63 @@ def hand_log(*, table_id: int) -> dict[str, Any]:
         return {"id": None}
     actions = list(hand.actions.order_by("seq").values("seq", "text", "auto"))
     return {"id": hand.pk, "status": hand.status, "seq": hand.seq, "actions": actions}
+
+
+def hand_logs(*, hand_ids: list[int]) -> dict[str, Any]:
+    """The action logs of these hands, keyed by hand id (a string: JSON keys)."""
+    from django.db.models import F
+
+    from games.models import Action, Hand
+
+    hands = {h.pk: h for h in Hand.objects.filter(pk__in=hand_ids)}
+    logs: dict[str, Any] = {}
+    for hand_id, hand in hands.items():
+        actions = Action.objects.filter(hand_id=hand_id).order_by("seq")
+        logs[str(hand_id)] = {
+            "status": hand.status,
+            "seq": hand.seq,
+            "actions": [
+                {**row, "at": row["at"].timestamp()}
+                for row in actions.values("seq", "seat", "text", "auto", at=F("created_at"))
+            ],
+        }
+    return logs
+
+
+def table_report(*, table_id: int) -> dict[str, Any]:
+    """What a fault drill checks of a table: its seats and open sockets, its system lines, and
+    for each hand its status, how often it was settled and how the bot played in it."""
+    from games.models import ChatLine, Hand, HandPlayer, Seat, SeatConnection
+    from ladder.models import HandSettlement, LedgerEntry, RatingChange
+
+    seats = [
+        {
+            "index": seat.index,
+            "user": seat.user_id,
+            "bot": seat.bot,
+            "connected": seat.connected,
+            "away": seat.disconnected_at is not None,
+            "sockets": SeatConnection.objects.filter(seat=seat).count(),
+        }
+        for seat in Seat.objects.filter(table_id=table_id).order_by("index")
+    ]
+    hands = []
+    for hand in Hand.objects.filter(match__table_id=table_id).order_by("pk"):
+        players = HandPlayer.objects.filter(hand=hand).order_by("seat")
+        hands.append(
+            {
+                "id": hand.pk,
+                "status": hand.status,
+                "seq": hand.seq,
+                "settlements": HandSettlement.objects.filter(hand=hand).count(),
+                "ledger_rows": LedgerEntry.objects.filter(hand=hand).count(),
+                "rating_changes": RatingChange.objects.filter(hand=hand).count(),
+                "players": list(players.values("seat", "user", "auto_turns", "absent_at_end")),
+            }
+        )
+    lines = ChatLine.objects.filter(table_id=table_id, system=True).order_by("pk")
+    return {
+        "seats": seats,
+        "hands": hands,
+        "system_lines": list(lines.values_list("text", flat=True)),
+    }

@@ -2,25 +2,32 @@
 
 ``LiveSite`` starts its own embedded PostgreSQL and Redis on free loopback ports, migrates, and
 runs any number of daphne processes, a Celery worker and Celery beat as children, each of which
-can be killed (``kill -9`` included) and started again on its own. Nothing here is used by the
+can be killed (``kill -9`` included) and started again on its own. With ``supervise`` a child
+that exits by itself (not through ``kill`` or ``stop_process``) is started again, as
+``manage.py serve`` does (``shengji_site.launcher.RestartPolicy``). Nothing here is used by the
 site itself.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from shengji_site.embedded import EmbeddedPostgres, EmbeddedRedis, free_port, port_is_open
+from shengji_site.launcher import POLL_SECONDS, RestartPolicy
 
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 60.0
@@ -39,6 +46,8 @@ class LiveSite:
         env: dict[str, str] | None = None,
         redis_persistent: bool = False,
         worker_concurrency: int = 2,
+        supervise: bool = False,
+        worker_loglevel: str = "WARNING",
     ) -> None:
         self.base = base
         self.base.mkdir(parents=True, exist_ok=True)
@@ -46,8 +55,21 @@ class LiveSite:
         self.postgres = EmbeddedPostgres(base / "postgres", free_port(), "shengji")
         self.redis = EmbeddedRedis(base / "redis", free_port(), persistent=redis_persistent)
         self.worker_concurrency = worker_concurrency
+        self.worker_loglevel = worker_loglevel
         self.env = self._environment(env or {})
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
+        self.supervise = supervise
+        self.policy = RestartPolicy()
+        self.restarts: Counter[str] = Counter()  # by the supervisor
+        self.gave_up: list[str] = []
+        self._held: set[str] = set()  # stopped on purpose: not the supervisor's to restart
+        self._lock = threading.RLock()
+        self._stopping = threading.Event()
+        self._supervisor: threading.Thread | None = None
+        # The embedded servers ask Linux to stop them when the thread that started them ends
+        # (PR_SET_PDEATHSIG is per thread): a restart from a short-lived thread (asyncio's
+        # to_thread) would not outlive it. This one lives as long as the site.
+        self._spawner = ThreadPoolExecutor(max_workers=1, thread_name_prefix="live-site")
 
     # --- addresses -----------------------------------------------------------------------
 
@@ -64,8 +86,8 @@ class LiveSite:
     # --- lifecycle -----------------------------------------------------------------------
 
     def start(self, *, worker: bool = True, beat: bool = True) -> None:
-        self.postgres.start()
-        self.redis.start()
+        self._spawner.submit(self.postgres.start).result()
+        self._spawner.submit(self.redis.start).result()
         self.manage("migrate", "--noinput", "-v", "0")
         for index in range(len(self.http_ports)):
             self.start_process(f"daphne{index}")
@@ -75,12 +97,19 @@ class LiveSite:
             self.start_process("beat")
         for index in range(len(self.http_ports)):
             self.wait_for_http(index)
+        if self.supervise:
+            self._supervisor = threading.Thread(target=self._watch, daemon=True)
+            self._supervisor.start()
 
     def stop(self) -> None:
+        self._stopping.set()
+        if self._supervisor is not None:
+            self._supervisor.join(10)
         for name in list(self.processes):
             self.stop_process(name, signal.SIGTERM)
         self.redis.stop()
         self.postgres.stop()
+        self._spawner.shutdown()
 
     def __enter__(self) -> LiveSite:
         return self
@@ -90,9 +119,14 @@ class LiveSite:
 
     def start_process(self, name: str) -> subprocess.Popen[bytes]:
         """Start (or start again) ``daphne<i>``, ``worker`` or ``beat``."""
+        with self._lock:
+            return self._start(name)
+
+    def _start(self, name: str) -> subprocess.Popen[bytes]:
         running = self.processes.get(name)
         if running is not None and running.poll() is None:
             raise RuntimeError(f"{name} is already running")
+        self._held.discard(name)
         log = open(self.base / f"{name}.log", "ab")  # noqa: SIM115 (kept open for the child)
         process = subprocess.Popen(
             self._command(name),
@@ -108,13 +142,21 @@ class LiveSite:
 
     def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
         """Kill a child at once (``kill -9`` by default) and reap it."""
+        with self._lock:
+            self._held.add(name)
         process = self.processes[name]
         os.killpg(process.pid, sig)
         process.wait(30)
 
     def stop_process(self, name: str, sig: int = signal.SIGTERM) -> None:
+        with self._lock:
+            self._held.add(name)
         process = self.processes.get(name)
-        if process is None or process.poll() is not None:
+        if process is None:
+            return
+        if process.poll() is not None:  # the leader is gone; what it started may not be
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
             return
         try:
             os.killpg(process.pid, sig)
@@ -125,9 +167,9 @@ class LiveSite:
         except ProcessLookupError:
             pass
 
-    def restart_redis(self, *, kill: bool = True) -> None:
+    def restart_redis(self, *, kill: bool = True, down_s: float = 0.0) -> None:
         """Stop Redis (``kill -9`` by default: everything it held is lost unless persistent)
-        and start it again on the same port."""
+        and start it again on the same port, ``down_s`` seconds later."""
         process = self.redis.process
         assert process is not None
         if kill:
@@ -135,7 +177,8 @@ class LiveSite:
         else:
             process.terminate()
         process.wait(30)
-        self.redis.start()
+        time.sleep(down_s)
+        self._spawner.submit(self.redis.start).result()
 
     def wait_for_http(self, daphne: int = 0, timeout: float = START_SECONDS) -> None:
         deadline = time.monotonic() + timeout
@@ -191,11 +234,37 @@ class LiveSite:
 
     # --- private -------------------------------------------------------------------------
 
+    def _watch(self) -> None:
+        """The supervisor: start again, after the policy's delay, a child that exited."""
+        due: dict[str, float] = {}
+        while not self._stopping.wait(POLL_SECONDS):
+            with self._lock:
+                for name, process in self.processes.items():
+                    if name in self._held:
+                        due.pop(name, None)
+                    elif name in due and time.monotonic() >= due[name]:
+                        del due[name]
+                        self._start(name)
+                        self.restarts[name] += 1
+                    elif name not in due and process.poll() is not None:
+                        self._crashed(name, process, due)
+
+    def _crashed(self, name: str, process: subprocess.Popen[bytes], due: dict[str, float]) -> None:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        delay = self.policy.crashed(name, time.monotonic())
+        if delay is None:
+            self.gave_up.append(name)
+            self._held.add(name)
+        else:
+            due[name] = time.monotonic() + delay
+
     def _environment(self, extra: dict[str, str]) -> dict[str, str]:
         env = {
             k: v
             for k, v in os.environ.items()
-            if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE"}
+            # DB_CONN_MAX_AGE: the test plugin's 0 is for the tests' own threads, not the site's
+            if k not in {"DATABASE_URL", "REDIS_URL", "DJANGO_SETTINGS_MODULE", "DB_CONN_MAX_AGE"}
         }
         env.update(
             DATABASE_URL=self.postgres.url,
@@ -221,8 +290,8 @@ class LiveSite:
                     "shengji_site.asgi:application"]  # fmt: skip
         if name == "worker":
             return [python, "-m", "celery", "-A", "shengji_site", "worker", "--loglevel",
-                    "WARNING", "--concurrency", str(self.worker_concurrency), "--hostname",
-                    f"live-{self.http_ports[0]}@%h"]  # fmt: skip
+                    self.worker_loglevel, "--concurrency", str(self.worker_concurrency),
+                    "--hostname", f"live-{self.http_ports[0]}@%h"]  # fmt: skip
         if name == "beat":
             return [python, "-m", "celery", "-A", "shengji_site", "beat", "--loglevel",
                     "WARNING", "--schedule", str(self.base / "celerybeat-schedule")]  # fmt: skip

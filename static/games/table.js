@@ -23,6 +23,7 @@ const config = JSON.parse(document.getElementById("table-config").textContent);
 const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), +2 (partner), +3
 const CHECK_DEBOUNCE_MS = 150;
 const PING_EVERY_MS = 20000;
+const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
 
 // --- small helpers -------------------------------------------------------------------------------
 
@@ -231,9 +232,30 @@ function receive(frame) {
     case "error":
       onError(frame);
       break;
+    case "pong":
+      onPong(frame);
+      break;
     default:
       break;
   }
+}
+
+let lagTimer = null;
+
+/** A pong carries the hand's position. A frame can be lost (the server's Redis restarting):
+ * when no view brings us that far soon, ask for the whole state. */
+function onPong(frame) {
+  if (frame.hand === undefined || !behind(frame)) return;
+  clearTimeout(lagTimer);
+  lagTimer = setTimeout(() => {
+    if (behind(frame)) send({ type: "state" });
+  }, LAG_GRACE_MS);
+}
+
+function behind(position) {
+  const hand = game.hand;
+  if (!hand || position.hand > hand.id) return true;
+  return position.hand === hand.id && position.seq > hand.seq;
 }
 
 function onState(frame) {

@@ -152,3 +152,43 @@ def test_serve_starts_everything_and_stops_cleanly_keeping_data(site: Site) -> N
     assert site.stop(signal.SIGTERM) == 0, site.log()
     assert site.leftover_processes() == []
     assert site.open_ports() == []
+
+
+def serve_child(site: Site, name: str) -> psutil.Process:
+    assert site.process is not None
+    for child in psutil.Process(site.process.pid).children():
+        if name in " ".join(child.cmdline()):
+            return child
+    raise AssertionError(f"serve has no {name} child")
+
+
+def test_serve_starts_a_killed_daphne_again(site: Site) -> None:
+    site.start()
+    killed = serve_child(site, "daphne")
+    killed.kill()  # kill -9
+    killed.wait(10)
+    deadline = time.monotonic() + START_SECONDS
+    while site.health()[0] != 200 and time.monotonic() < deadline:
+        assert site.process is not None and site.process.poll() is None, site.log()
+        time.sleep(0.5)
+    assert site.health()[0] == 200, site.log()
+    assert serve_child(site, "daphne").pid != killed.pid
+    assert "daphne exited with code -9; starting it again" in site.log()
+    assert site.stop(signal.SIGTERM) == 0, site.log()
+    assert site.leftover_processes() == []
+
+
+def test_serve_gives_up_and_stops_when_a_child_keeps_crashing() -> None:
+    from shengji_site import launcher
+
+    lines: list[str] = []
+    served = launcher.Site(
+        launcher.ServeOptions(log=lines.append),
+        commands={"crasher": [sys.executable, "-c", "raise SystemExit(3)"]},
+        policy=launcher.RestartPolicy(limit=5, window_s=60, first_delay_s=0.01),
+    )
+    launcher.start_children(served)
+    assert launcher.supervise(served) == 1
+    restarts = [line for line in lines if line == "crasher started again"]
+    assert len(restarts) == 4
+    assert lines[-1] == "crasher exited with code 3, 5 times in 60 s: giving up; stopping"

@@ -1,0 +1,992 @@
+"""A fuzzer for the table socket (issue 9, bad input): thousands of malformed and hostile
+messages at a live table, and proof that each is refused with a stable code, that no socket
+dies and that the table changes only by the legal moves sent in between.
+
+The table: four players seated at a ranked table with a hand in progress, a logged-in
+spectator and an anonymous one, each on a real Channels socket of the in-process ASGI
+application (channels.testing.WebsocketCommunicator) over Redis and PostgreSQL, with a Celery
+worker dealing the cards. The fuzzer plays in rounds: in each, every socket sends its share of
+hostile messages (generated from the hand as the database holds it) while the hand stands still;
+then the seat to act sends one legal move, and every seat must see it. When the hand ends the
+four press ready and the next hand starts.
+
+Each hostile message is followed by a marker (an unknown type carrying a number), so the
+frames its socket got before the marker's error are its answer: an ``error`` frame and its
+code, or ``pong``, ``check`` or ``state``, or nothing at all ("ok", an accepted chat line).
+Every message's category names the answers it may get. At the end: every socket answers
+``ping``; each hand's log holds exactly the legal moves sent plus the server's draws and close;
+the seats, the chat and the ledger changed only by those moves, accepted chat lines and
+settlement. ``bench/fuzz_sockets.py`` and ``tests/proof/test_fuzz_sockets.py`` run it.
+
+The fuzzing sockets connect with the per-socket token bucket opened wide (else nearly every
+message would be answered ``rate_limited`` and nothing behind it would be tried); one more
+socket with the site's real bucket takes a flood of its own. Chat keeps its real limits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import secrets
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+from django.test.utils import override_settings
+
+from games.engine import Card, HandState, Trump, format_cards, legal_actions, parse_action
+from games.engine.trump import suit_group
+
+TIMEOUT = 20.0
+LINGER = 3  # rounds spent while the dealer buries, and between hands, before moving on
+WIDE_OPEN = {"SHENGJI_SOCKET_BURST": 1e9, "SHENGJI_SOCKET_RATE_PER_S": 1e9}
+ANY_CHECK = "check:*"  # a `check` answer, whatever it says: a check never changes anything
+CHAT_OUTCOMES = frozenset({"ok", "chat_rate_limited"})
+ALL_CARDS = [Card(i) for i in range(54)]
+BAD_NOTATION = [
+    "ZZ", "10H", "1S", "AS,KS", "A♠", "ASX", "X", "0S", "AS\x00", "AS\nleave 0", "AS;DROP TABLE",
+    "<script>alert(1)</script>", "AS AS AS ZZ", "${seat}", "{seat}", "%s%s%n", "../../etc",
+    "play 3 AS", "🂡", "ＡＳ", "A S", "{", "{0}", "{seat}S", "{seat.__class__}", "\ud800",
+]  # fmt: skip
+UNKNOWN_TYPES = [
+    "__init__", "__class__", "_act", "_dispatch", "_refresh", "hand_view", "chat_line",
+    "table_changed", "receive", "send_json", "close", "disconnect", "connect", "websocket_receive",
+    "on_ping", "PING", "Ping", "ping ", "play\n", "", "..", "x" * 200, "hand.view", "lobby",
+    "admin", "settle", "draw", "close_window", "deal",
+]  # fmt: skip
+HOSTILE_CHAT = [
+    "<script>alert(1)</script>", "加油", "' OR 1=1 --", "\u202eevil", "a" * 200, "{{ secret }}",
+    "🂡🂱", "%(user)s", "\\x00", "line\nbreak", "\ud800x",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Probe:
+    """One hostile frame and the answers it may get (error codes, or pong/state/ok/check:*)."""
+
+    category: str
+    frame: str | bytes
+    expect: frozenset[str]
+
+    def allows(self, outcome: str) -> bool:
+        return outcome in self.expect or (ANY_CHECK in self.expect and outcome.startswith("check:"))
+
+
+def probe(category: str, content: Any, *expect: str) -> Probe:
+    frame = content if isinstance(content, str | bytes) else json.dumps(content)
+    return Probe(category, frame, frozenset(expect))
+
+
+@dataclass
+class Snapshot:
+    """The hand as the database holds it while a round is generated (it stands still then)."""
+
+    hand_id: int | None = None
+    seq: int = 0
+    state: HandState | None = None
+
+    @property
+    def phase(self) -> str | None:
+        return None if self.state is None else self.state.phase
+
+    @property
+    def active(self) -> bool:
+        return self.phase in ("burying", "playing")
+
+
+@dataclass
+class Report:
+    messages: int = 0  # hostile messages
+    frames_sent: int = 0  # every frame: hostile, markers, legal moves, pings
+    outcomes: Counter[str] = field(default_factory=Counter)
+    categories: dict[str, Counter[str]] = field(default_factory=dict)
+    unexpected: list[dict[str, Any]] = field(default_factory=list)
+    unexpected_count: int = 0
+    leaks: list[str] = field(default_factory=list)
+    deaths: list[str] = field(default_factory=list)
+    wrong_state_changes: list[str] = field(default_factory=list)
+    limits_missed: list[str] = field(default_factory=list)
+    legal_moves: int = 0
+    hands: int = 0
+    flood: dict[str, int] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def record(self, peer: str, item: Probe, outcome: str) -> None:
+        self.messages += 1
+        self.outcomes[outcome] += 1
+        self.categories.setdefault(item.category, Counter())[outcome] += 1
+        if not item.allows(outcome):
+            self.unexpected_count += 1
+            if len(self.unexpected) < 25:
+                frame = item.frame if isinstance(item.frame, str) else repr(item.frame)
+                self.unexpected.append(
+                    {
+                        "peer": peer,
+                        "category": item.category,
+                        "frame": frame[:160],
+                        "outcome": outcome,
+                        "expected": sorted(item.expect),
+                    }
+                )
+
+    @property
+    def ok(self) -> bool:
+        failures = [self.leaks, self.deaths, self.wrong_state_changes, self.limits_missed]
+        return not self.unexpected_count and not any(failures)
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "ok": self.ok,
+            "messages": self.messages,
+            "frames_sent": self.frames_sent,
+            "messages_per_s": round(self.messages / self.seconds, 1) if self.seconds else None,
+            "seconds": round(self.seconds, 2),
+            "legal_moves": self.legal_moves,
+            "hands": self.hands,
+            "codes": dict(sorted(self.outcomes.items())),
+            "flood": self.flood,
+            "consumer_deaths": len(self.deaths),
+            "wrong_state_changes": len(self.wrong_state_changes),
+            "unexpected_answers": self.unexpected_count,
+            "leaks": len(self.leaks),
+            "limits_missed": self.limits_missed,
+            "details": {
+                "deaths": self.deaths,
+                "wrong_state_changes": self.wrong_state_changes[:25],
+                "unexpected": self.unexpected,
+                "leaks": self.leaks[:25],
+            },
+        }
+
+
+# --- the generator ---------------------------------------------------------------------------
+
+
+class Generator:
+    """Hostile messages for one role (seat 0..3, "spectator" or "anonymous") at a snapshot."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.last_legal: tuple[int, dict[str, Any]] | None = None  # (seat, message) to repeat
+
+    def for_role(self, role: int | str, snap: Snapshot) -> Probe:
+        makers: list[Callable[[], Probe]] = self._common()
+        if isinstance(role, int):
+            makers += self._seated(role, snap)
+        elif role == "spectator":
+            makers += self._spectator(snap)
+        else:
+            makers += self._anonymous()
+        return self.rng.choice(makers)()
+
+    # Any socket ---------------------------------------------------------------------------
+
+    def _common(self) -> list[Callable[[], Probe]]:
+        return [
+            self.bad_json,
+            self.empty,
+            self.non_object,
+            self.bad_type,
+            self.deep,
+            self.huge,
+            self.binary,
+            self.unknown,
+            self.ping,
+            self.state,
+            self.bad_field,
+            self.bad_watch,
+            self.watch,
+        ]
+
+    def bad_json(self) -> Probe:
+        rng = self.rng
+        fixed = [
+            "not json",
+            "{",
+            '{"type": "play"',
+            "{'type': 'ping'}",
+            '{"type": ping}',
+            "\x00\x01",
+            "{}}",
+            '{"type": "ping",}',
+            "NaN",
+            "[1, 2",
+            "\ud800",
+        ]
+        garbage = "".join(rng.choice("{}[]:,\"'\\ abcxyz0123\x7f\n") for _ in range(20))
+        text = rng.choice([*fixed, "{" + garbage])
+        return probe("bad_json", text, "bad_message")
+
+    def empty(self) -> Probe:
+        return probe("empty", self.rng.choice(["", " ", "\n\t"]), "bad_message")
+
+    def non_object(self) -> Probe:
+        value = self.rng.choice([[], [{"type": "ping"}], 5, -1.5, "ping", None, True, 1e308])
+        return probe("non_object", json.dumps(value), "bad_message")
+
+    def bad_type(self) -> Probe:
+        content = self.rng.choice(
+            [
+                {},
+                {"type": 5},
+                {"type": None},
+                {"type": ["ping"]},
+                {"type": {"t": "ping"}},
+                {"Type": "ping"},
+                {"kind": "play", "seq": 0},
+                {"type": True},
+            ]
+        )
+        return probe("bad_type", content, "bad_message")
+
+    def deep(self) -> Probe:
+        depth = self.rng.randint(1100, 2000)  # past Python's recursion limit, within 4096 B
+        nested = "[" * depth + "]" * depth
+        inside = '{"type": "ping", "x": ' + nested + "}"
+        return probe("deep_nesting", self.rng.choice([nested, inside]), "bad_message")
+
+    def huge(self) -> Probe:
+        size = self.rng.choice([4097, 4200, 65_536, 1_048_576])
+        padded = '{"type": "ping", "pad": "' + "x" * size + '"}'
+        wide = json.dumps({"type": "chat", "text": "加" * 1400}, ensure_ascii=False)  # > 4096 B
+        if self.rng.random() < 0.15:  # exactly at the limit: still read
+            edge = '{"type": "ping", "pad": "' + "x" * (4096 - 27) + '"}'
+            assert len(edge.encode()) == 4096
+            return probe("frame_at_limit", edge, "pong")
+        return probe("huge_frame", self.rng.choice([padded, wide]), "bad_message")
+
+    def binary(self) -> Probe:
+        payload = self.rng.choice([b'{"type": "ping"}', secrets.token_bytes(64), b"\x00" * 9000])
+        return probe("binary_frame", payload, "bad_message")
+
+    def unknown(self) -> Probe:
+        kind = self.rng.choice(UNKNOWN_TYPES)
+        return probe("unknown_type", {"type": kind, "seq": 0, "cards": "AS"}, "unknown_type")
+
+    def ping(self) -> Probe:
+        return probe("ping", {"type": "ping", "junk": [1, {"a": None}]}, "pong")
+
+    def state(self) -> Probe:
+        return probe("state", {"type": "state", "seat": 2, "hand": 1}, "state")
+
+    def watch(self) -> Probe:
+        return probe(
+            "watch", {"type": "watch", "seat": self.rng.choice([0, 1, 2, 3, None])}, "state"
+        )
+
+    def bad_watch(self) -> Probe:
+        seat = self.rng.choice([4, -1, True, "1", 1.0, [0], 2**70])
+        return probe("bad_watch", {"type": "watch", "seat": seat}, "invalid_seat")
+
+    def bad_field(self) -> Probe:
+        """A field of the wrong type: refused before anything else, for anyone."""
+        rng = self.rng
+        kind = rng.choice(["play", "bid", "bury"])
+        bad_seq = rng.choice(["1", 1.0, True, None, [1], {"n": 1}])
+        bad_cards = rng.choice([5, None, ["AS"], {"c": "AS"}, "AS " * 140])
+        content = rng.choice(
+            [
+                {"type": kind, "seq": bad_seq, "cards": "AS"},
+                {"type": kind, "cards": "AS"},
+                {"type": kind, "seq": 0, "cards": bad_cards},
+                {
+                    "type": "check",
+                    "action": rng.choice([5, None, "leave", "draw", ["play"]]),
+                    "cards": "AS",
+                },
+                {"type": "chat", "text": rng.choice([5, None, ["hi"], {"t": "hi"}])},
+            ]
+        )
+        return probe("wrong_field_type", content, "bad_message")
+
+    # Seated players -----------------------------------------------------------------------
+
+    def _seated(self, seat: int, snap: Snapshot) -> list[Callable[[], Probe]]:
+        def seat_ops() -> Probe:
+            return self.seat_messages(seat)
+
+        def chat() -> Probe:
+            return self.chat()
+
+        makers = [seat_ops, chat]
+        if not snap.active:
+            return [*makers, lambda: self.no_hand(seat)]
+        acts = [
+            lambda: self.stale(seat, snap),
+            lambda: self.future(seat, snap),
+            lambda: self.notation(seat, snap),
+            lambda: self.wrong_phase(seat, snap),
+            lambda: self.check(seat, snap),
+            lambda: self.repeat(snap),
+        ]
+        assert snap.state is not None
+        if snap.state.to_act == seat:
+            acts += [lambda: self.not_held(seat, snap), lambda: self.illegal_move(seat, snap)]
+        else:
+            acts += [lambda: self.out_of_turn(seat, snap)] * 2
+        return [*makers, *acts, *acts]
+
+    def _held(self, seat: int, snap: Snapshot) -> list[Card]:
+        assert snap.state is not None
+        return [Card(c) for c in snap.state.hands[seat]]
+
+    def _kind(self, snap: Snapshot) -> str:
+        return "bury" if snap.phase == "burying" else "play"
+
+    def _some_held(self, seat: int, snap: Snapshot, count: int) -> str:
+        """``count`` cards the seat holds (any cards once its hand is empty)."""
+        held = self._held(seat, snap) or ALL_CARDS
+        return format_cards(self.rng.sample(held, min(count, len(held))))
+
+    def _count(self, snap: Snapshot) -> int:
+        """The number of cards a move needs now: 8 to bury, else the lead's size (or 1)."""
+        assert snap.state is not None
+        if snap.phase == "burying":
+            return 8
+        plays = snap.state.trick.plays
+        return len(plays[0]) if plays else 1
+
+    def out_of_turn(self, seat: int, snap: Snapshot) -> Probe:
+        assert snap.state is not None
+        content = {
+            "type": self._kind(snap),
+            "seq": snap.seq,
+            "cards": self._some_held(seat, snap, self._count(snap)),
+        }
+        if self.rng.random() < 0.5:  # naming the seat to act changes nothing
+            content["seat"] = snap.state.to_act
+        return probe("another_seats_turn", content, "not_your_turn")
+
+    def stale(self, seat: int, snap: Snapshot) -> Probe:
+        seq = self.rng.choice([snap.seq - 1, snap.seq - self.rng.randint(2, 50), -1, -(2**63)])
+        content = {
+            "type": self._kind(snap),
+            "seq": seq,
+            "cards": self._some_held(seat, snap, self._count(snap)),
+        }
+        return probe("stale_seq", content, "stale_seq")
+
+    def future(self, seat: int, snap: Snapshot) -> Probe:
+        # Far beyond any hand's length: a future seq can never become the current one.
+        seq = snap.seq + self.rng.choice([10_000, 10**9, 2**63, 10**40])
+        content = {
+            "type": self.rng.choice(["play", "bury", "bid"]),
+            "seq": seq,
+            "cards": self._some_held(seat, snap, self._count(snap)),
+        }
+        return probe("future_seq", content, "stale_seq")
+
+    def repeat(self, snap: Snapshot) -> Probe:
+        """A legal move sent again after it was applied."""
+        if self.last_legal is None:
+            return self.stale(0, snap)
+        _, message = self.last_legal
+        return probe("repeated_move", message, "stale_seq")
+
+    def notation(self, seat: int, snap: Snapshot) -> Probe:
+        kind = self.rng.choice(["play", "bury", "bid"])
+        cards = self.rng.choice([*BAD_NOTATION, ""])
+        return probe(
+            "invalid_notation", {"type": kind, "seq": snap.seq, "cards": cards}, "invalid_action"
+        )
+
+    def wrong_phase(self, seat: int, snap: Snapshot) -> Probe:
+        kind = "bid" if self.rng.random() < 0.6 else ("play" if snap.phase == "burying" else "bury")
+        count = 8 if kind == "bury" else self.rng.choice([1, 2])
+        content = {"type": kind, "seq": snap.seq, "cards": self._some_held(seat, snap, count)}
+        return probe("wrong_phase", content, "wrong_phase")
+
+    def check(self, seat: int, snap: Snapshot) -> Probe:
+        action = self.rng.choice(["play", "bury", "bid"])
+        cards = self.rng.choice([self._some_held(seat, snap, self._count(snap)), "ZZ", "", "BJ"])
+        return probe("check", {"type": "check", "action": action, "cards": cards}, ANY_CHECK)
+
+    def not_held(self, seat: int, snap: Snapshot) -> Probe:
+        """The seat to act plays or buries cards it does not have."""
+        held = set(self._held(seat, snap))
+        missing = [c for c in ALL_CARDS if c not in held]
+        count = self._count(snap)
+        cards = [*self.rng.sample(self._held(seat, snap), count - 1), self.rng.choice(missing)]
+        code = "bury_cards_not_held" if snap.phase == "burying" else "cards_not_in_hand"
+        content = {"type": self._kind(snap), "seq": snap.seq, "cards": format_cards(cards)}
+        return probe("cards_not_held", content, code)
+
+    def illegal_move(self, seat: int, snap: Snapshot) -> Probe:
+        """The seat to act breaks a rule with cards it holds: a wrong count, a revoke, a lead
+        of mixed suits. Never a multi-card lead of one suit: that is a throw, and legal."""
+        assert snap.state is not None
+        held = self._held(seat, snap)
+        if snap.phase == "burying":
+            count = self.rng.choice([7, 9])
+            content = {"type": "bury", "seq": snap.seq, "cards": self._some_held(seat, snap, count)}
+            return probe("wrong_count", content, "bury_wrong_count")
+        plays = snap.state.trick.plays
+        revoke = self._revoke(held, plays, snap.state.trump)
+        if revoke and self.rng.random() < 0.5:
+            content = {"type": "play", "seq": snap.seq, "cards": format_cards(revoke)}
+            return probe("revoke", content, "must_follow_suit")
+        if plays and len(held) > len(plays[0]):
+            cards = self.rng.sample(held, len(plays[0]) + 1)
+            content = {"type": "play", "seq": snap.seq, "cards": format_cards(cards)}
+            return probe("wrong_count", content, "wrong_count")
+        if not plays:
+            mixed = self._mixed_lead(held, snap.state.trump)
+            if mixed:
+                content = {"type": "play", "seq": snap.seq, "cards": format_cards(mixed)}
+                return probe("mixed_lead", content, "lead_mixed_suits")
+        return self.not_held(seat, snap)
+
+    def _revoke(
+        self, held: list[Card], plays: list[tuple[int, ...]], trump: Trump | None
+    ) -> list[Card]:
+        """Following a single card with another suit while holding the led one."""
+        if trump is None or not plays or len(plays[0]) != 1:
+            return []
+        led = suit_group(plays[0][0], trump)
+        others = [c for c in held if suit_group(c, trump) != led]
+        holds_led = any(suit_group(c, trump) == led for c in held)
+        return [self.rng.choice(others)] if holds_led and others else []
+
+    def _mixed_lead(self, held: list[Card], trump: Trump | None) -> list[Card]:
+        if trump is None:
+            return []
+        by_group: dict[str, Card] = {}
+        for card in held:
+            by_group.setdefault(suit_group(card, trump), card)
+        return list(by_group.values())[:2] if len(by_group) > 1 else []
+
+    def seat_messages(self, seat: int) -> Probe:
+        rng = self.rng
+        content, code = rng.choice(
+            [
+                ({"type": "sit", "seat": rng.randint(0, 3)}, "already_seated"),
+                ({"type": "sit", "seat": rng.choice([4, -1, 2**40]), "stake": 1}, "invalid_seat"),
+                ({"type": "sit", "seat": "0"}, "bad_message"),
+                ({"type": "bot", "seat": rng.randint(0, 3)}, "ranked_no_bots"),
+                ({"type": "show_hand", "allow": True}, "not_allowed"),
+            ]
+        )
+        return probe("seat_messages", content, code)
+
+    def no_hand(self, seat: int) -> Probe:
+        """Between hands: hand actions (and leaving, which is no escape then) find no hand."""
+        content = self.rng.choice(
+            [
+                {"type": "play", "seq": 0, "cards": "AS"},
+                {"type": "bid", "seq": 5, "cards": "2S"},
+                {"type": "bury", "seq": 9, "cards": "AS"},
+                {"type": "leave"},
+                {"type": "check", "action": "play", "cards": "AS"},
+            ]
+        )
+        return probe("no_hand", content, "no_hand")
+
+    def chat(self) -> Probe:
+        rng = self.rng
+        text, outcomes = rng.choice(
+            [
+                (rng.choice(HOSTILE_CHAT), CHAT_OUTCOMES),
+                ("x" * rng.randint(201, 3000), {"chat_too_long"}),
+                (rng.choice(["", "   ", "\x00\x01\x02", "\u200b" * 0, "\n\n"]), {"chat_empty"}),
+            ]
+        )
+        return probe("chat", {"type": "chat", "text": text}, *outcomes)
+
+    # Spectators ---------------------------------------------------------------------------
+
+    def _spectator(self, snap: Snapshot) -> list[Callable[[], Probe]]:
+        def acts() -> Probe:
+            content = self.rng.choice(
+                [
+                    {"type": "play", "seq": snap.seq, "cards": "AS"},
+                    {"type": "bury", "seq": snap.seq, "cards": "AS AS KS KS QS QS JS JS"},
+                    {"type": "bid", "seq": snap.seq, "cards": "BJ BJ"},
+                    {"type": "leave"},
+                    {"type": "check", "action": "play", "cards": "AS"},
+                    {"type": "stand"},
+                    {"type": "ready"},
+                    {"type": "ready", "ready": False},
+                    {"type": "show_hand", "allow": True},
+                ]
+            )
+            return probe("spectator_acts", content, "not_seated")
+
+        def seats() -> Probe:
+            content, code = self.rng.choice(
+                [
+                    ({"type": "sit", "seat": self.rng.randint(0, 3), "stake": 5}, "seat_taken"),
+                    ({"type": "sit", "seat": 7}, "invalid_seat"),
+                    ({"type": "bot", "seat": self.rng.randint(0, 3)}, "ranked_no_bots"),
+                ]
+            )
+            return probe("spectator_seats", content, code)
+
+        return [acts, acts, seats, self.chat, acts]
+
+    def _anonymous(self) -> list[Callable[[], Probe]]:
+        def acts() -> Probe:
+            content = self.rng.choice(
+                [
+                    {"type": "play", "seq": 0, "cards": "AS"},
+                    {"type": "leave"},
+                    {"type": "bid", "seq": 3, "cards": "BJ BJ"},
+                    {"type": "check", "action": "bury", "cards": "AS"},
+                    {"type": "sit", "seat": 0},
+                    {"type": "sit", "seat": "x"},
+                    {"type": "stand"},
+                    {"type": "ready"},
+                    {"type": "bot", "seat": 1},
+                    {"type": "show_hand", "allow": True},
+                    {"type": "chat", "text": self.rng.choice(HOSTILE_CHAT)},
+                ]
+            )
+            return probe("anonymous_acts", content, "login_required")
+
+        return [acts, acts, acts]
+
+
+# --- sockets ---------------------------------------------------------------------------------
+
+
+class Dead(Exception):
+    """The socket closed or its consumer failed."""
+
+
+def session_headers(user: Any | None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    if user is not None:
+        client = Client()
+        client.force_login(user)
+        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
+    return headers
+
+
+class Peer:
+    """One socket of the table, with what it may see checked on every frame it gets."""
+
+    def __init__(self, name: str, role: int | str, socket: WebsocketCommunicator) -> None:
+        self.name, self.role, self.socket = name, role, socket
+        self.hand: int | None = None  # the newest hand view seen: its hand, seq and phase
+        self.seq = -1
+        self.phase: str | None = None
+        self.report: Report | None = None
+
+    @classmethod
+    async def open(
+        cls,
+        app: Any,
+        table_id: int,
+        user: Any | None,
+        name: str,
+        role: int | str,
+        address: str = "198.51.100.7",
+    ) -> Peer:
+        headers = await database_sync_to_async(session_headers)(user)
+        socket = WebsocketCommunicator(app, f"/ws/table/{table_id}/", headers=headers)
+        socket.scope["client"] = [address, 40000 + secrets.randbelow(20000)]
+        connected, code = await socket.connect(timeout=TIMEOUT)
+        if not connected:
+            raise Dead(f"{name}: refused with {code}")
+        peer = cls(name, role, socket)
+        await peer.until(lambda f: f["type"] == "state")
+        return peer
+
+    async def send(self, frame: str | bytes) -> None:
+        key = "bytes" if isinstance(frame, bytes) else "text"
+        await self.socket.send_input({"type": "websocket.receive", key: frame})
+        if self.report is not None:
+            self.report.frames_sent += 1
+
+    async def receive(self, timeout: float = TIMEOUT) -> dict[str, Any]:
+        try:
+            message = await self.socket.receive_output(timeout)
+        except TimeoutError:
+            raise  # a timeout also stops the application instance (asgiref)
+        except Exception as error:  # the consumer raised: its socket is gone
+            raise Dead(f"{self.name}: consumer failed: {error!r}") from error
+        if message["type"] != "websocket.send":
+            raise Dead(f"{self.name}: socket closed: {message}")
+        frame: dict[str, Any] = json.loads(message["text"])
+        self._follow(frame)
+        return frame
+
+    async def until(self, test: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            frame = await self.receive(max(0.01, deadline - time.monotonic()))
+            if test(frame):
+                return frame
+
+    async def until_past(self, hand: int, seq: int) -> None:
+        """Until this socket has seen the hand after ``seq`` (or got an error)."""
+
+        def moved(frame: dict[str, Any]) -> bool:
+            return (self.hand == hand and self.seq > seq) or frame["type"] == "error"
+
+        await self.until(moved)
+
+    async def until_burying(self, after: int | None = None) -> None:
+        """Until this socket sees a hand other than ``after`` reach the burying."""
+        await self.until(lambda _: self.hand != after and self.phase == "burying")
+
+    def _follow(self, frame: dict[str, Any]) -> None:
+        """Keep the newest hand view, and report any view this socket may not see."""
+        if frame["type"] == "view":
+            hand, seq, view = frame["hand"], frame["seq"], frame["view"]
+        elif frame["type"] == "state" and frame.get("hand"):
+            hand, seq, view = frame["hand"]["id"], frame["hand"]["seq"], frame["hand"]["view"]
+        else:
+            return
+        self._check_view(view)
+        if hand != self.hand or seq >= self.seq:
+            self.hand, self.seq, self.phase = hand, seq, view.get("phase")
+
+    def _check_view(self, view: dict[str, Any]) -> None:
+        wrong = view.get("seat") != self.role if isinstance(self.role, int) else "hand" in view
+        if wrong and self.report is not None:
+            self.report.leaks.append(f"{self.name} got a view of seat {view.get('seat')}")
+
+    async def answer(self, item: Probe, number: int) -> str:
+        """Send the probe and a marker; the probe's answer is what came before the marker's."""
+        marker = f"fuzz_marker_{number}"
+        await self.send(item.frame)
+        await self.send(json.dumps({"type": marker}))
+        errors: list[str] = []
+        kinds: set[str] = set()
+        checks: list[str] = []
+        while True:
+            frame = await self.receive()
+            if frame["type"] == "error" and f"'{marker}'" in frame["message"]:
+                break
+            if frame["type"] == "error":
+                errors.append(frame["code"])
+            elif frame["type"] == "check":
+                checks.append("check:" + ("ok" if frame["ok"] else frame["code"]))
+            kinds.add(frame["type"])
+        return outcome_of(errors, kinds, checks, item)
+
+
+def outcome_of(errors: list[str], kinds: set[str], checks: list[str], item: Probe) -> str:
+    if errors:
+        return errors[0] if len(errors) == 1 else "several_errors:" + ",".join(errors)
+    if checks:
+        return checks[0]
+    if "pong" in kinds:
+        return "pong"
+    if "state" in kinds and "state" in item.expect:
+        return "state"
+    return "ok"
+
+
+# --- the table -------------------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    """The table and its people, and what the database held before the fuzzing."""
+
+    table_id: int
+    players: list[Any]
+    spectator: Any
+    balances: dict[int, int]
+    last_ledger_id: int
+    table_row: dict[str, Any]
+
+
+def build_world(tag: str) -> World:
+    from accounts.services import user_create
+    from games import services
+    from ladder.models import LadderProfile, LedgerEntry
+
+    password = f"fuzz-{secrets.token_hex(8)}"
+    people = [user_create(username=f"fz{tag}p{i}", password=password) for i in range(5)]
+    players, spectator = people[:4], people[4]
+    table = services.table_create(
+        creator=players[0],
+        name=f"fuzz {tag}",
+        ranked=True,
+        stake=50,
+        play_seconds=900,
+        bury_seconds=900,
+        bid_window_seconds=0,
+        deal_interval_ms=0,
+    )
+    for index, user in enumerate(players):
+        services.seat_take(table_id=table.pk, user=user, index=index)
+    balances = dict(LadderProfile.objects.filter(user__in=people).values_list("user_id", "balance"))
+    last = LedgerEntry.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    return World(table.pk, players, spectator, balances, last, table_row(table.pk))
+
+
+def table_row(table_id: int) -> dict[str, Any]:
+    from games.models import Seat, Table
+
+    table = Table.objects.values("status", "stake", "ranked", "min_balance").get(pk=table_id)
+    seats = list(
+        Seat.objects.filter(table_id=table_id)
+        .order_by("index")
+        .values_list("user_id", "bot", "show_hand_to_spectators")
+    )
+    return {**table, "seats": seats}
+
+
+def snapshot(table_id: int) -> Snapshot:
+    from games.handstate import load_state
+    from games.models import Hand
+
+    hand = (
+        Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING)
+        .order_by("-pk")
+        .first()
+    )
+    if hand is None:
+        return Snapshot()
+    return Snapshot(hand.pk, hand.seq, load_state(hand))
+
+
+# --- the run ---------------------------------------------------------------------------------
+
+
+class Fuzzer:
+    def __init__(self, app: Any, world: World, messages: int, seed: int) -> None:
+        self.app, self.world, self.target = app, world, messages
+        self.rng = random.Random(seed)
+        self.generator = Generator(self.rng)
+        self.report = Report()
+        self.peers: list[Peer] = []
+        self.legal: dict[int, list[str]] = {}  # hand id → the legal moves sent, as logged
+        self.chats_accepted = 0
+        self.markers = 0
+        self.round_size = max(6, messages // 120)
+
+    @property
+    def seats(self) -> list[Peer]:
+        return [p for p in self.peers if isinstance(p.role, int)]
+
+    async def connect(self) -> None:
+        world = self.world
+        with override_settings(**WIDE_OPEN):
+            for index, user in enumerate(world.players):
+                self.peers.append(
+                    await Peer.open(self.app, world.table_id, user, f"seat {index}", index)
+                )
+            self.peers.append(
+                await Peer.open(self.app, world.table_id, world.spectator, "spectator", "spectator")
+            )
+            self.peers.append(
+                await Peer.open(
+                    self.app, world.table_id, None, "anonymous", "anonymous", "203.0.113.9"
+                )
+            )
+        for peer in self.peers:
+            peer.report = self.report
+
+    async def run(self) -> Report:
+        started = time.monotonic()
+        await self.connect()
+        await self.start_hand()
+        lingered: Counter[tuple[int | None, str | None]] = Counter()
+        while self.report.messages < self.target and not self.report.deaths:
+            snap = await database_sync_to_async(snapshot)(self.world.table_id)
+            await self.round(snap, min(self.round_size, self.target - self.report.messages))
+            stage = (snap.hand_id, snap.phase)
+            lingered[stage] += 1
+            if snap.phase == "playing" or (snap.active and lingered[stage] >= LINGER):
+                await self.legal_move(snap)
+            elif not snap.active and lingered[stage] >= LINGER:
+                await self.start_hand()
+                del lingered[stage]
+        await self.flood()
+        await self.chat_flood()
+        self.report.seconds = time.monotonic() - started
+        await self.everyone_answers_ping()
+        await database_sync_to_async(self.verify)()
+        for peer in self.peers:
+            await peer.socket.disconnect()
+        return self.report
+
+    async def round(self, snap: Snapshot, size: int) -> None:
+        """Hostile messages from every socket at once; none may move the hand."""
+        batches: dict[int, list[Probe]] = {i: [] for i in range(len(self.peers))}
+        for _ in range(size):
+            index = self.rng.randrange(len(self.peers))
+            batches[index].append(self.generator.for_role(self.peers[index].role, snap))
+        await asyncio.gather(*(self.send_batch(self.peers[i], b) for i, b in batches.items()))
+
+    async def send_batch(self, peer: Peer, batch: list[Probe]) -> None:
+        for item in batch:
+            self.markers += 1
+            try:
+                outcome = await peer.answer(item, self.markers)
+            except (Dead, TimeoutError) as error:
+                self.report.deaths.append(f"{peer.name}: {error!r} after {item.category}")
+                return
+            self.report.record(peer.name, item, outcome)
+            if item.category.startswith("chat") and outcome == "ok":
+                self.chats_accepted += 1
+
+    async def legal_move(self, snap: Snapshot) -> None:
+        assert snap.state is not None and snap.hand_id is not None
+        seat = snap.state.to_act
+        assert seat is not None
+        action = legal_actions(snap.state, seat)[0]
+        message = {"type": action.kind, "seq": snap.seq, "cards": format_cards(action.cards)}
+        await self.seats[seat].send(json.dumps(message))
+        for peer in self.seats:
+            await peer.until_past(snap.hand_id, snap.seq)
+            if peer.seq <= snap.seq:
+                raise AssertionError(f"a legal move was refused: {message}")
+        self.legal.setdefault(snap.hand_id, []).append(str(parse_action(str(action))))
+        self.generator.last_legal = (seat, message)
+        self.report.legal_moves += 1
+
+    async def start_hand(self) -> None:
+        """The four press ready (legal); the worker deals; the dealer is to bury."""
+        before = {p.name: p.hand for p in self.seats}
+        for peer in self.seats:
+            await peer.send(json.dumps({"type": "ready"}))
+        for peer in self.seats:
+            await peer.until_burying(after=before[peer.name])
+        self.report.hands += 1
+        self.generator.last_legal = None
+
+    async def flood(self) -> None:
+        """A socket with the site's real bucket sends a burst of pings without waiting."""
+        count = max(100, self.target // 25)
+        world = self.world
+        peer = await Peer.open(self.app, world.table_id, world.spectator, "flood", "spectator")
+        peer.report = self.report
+        self.peers.append(peer)
+        for _ in range(count):
+            await peer.send(json.dumps({"type": "ping"}))
+        answers: Counter[str] = Counter()
+        while sum(answers.values()) < count:
+            frame = await peer.receive()
+            if frame["type"] in ("pong", "error"):
+                answers[frame.get("code", "pong")] += 1
+        await asyncio.sleep(0.5)  # the bucket refills: the socket is heard again
+        await peer.send(json.dumps({"type": "ping"}))
+        recovered = await peer.until(lambda f: f["type"] in ("pong", "error"))
+        self.report.messages += count + 1
+        self.report.outcomes.update(answers)
+        self.report.outcomes[recovered.get("code", "pong")] += 1
+        self.report.categories["flood"] = answers
+        self.report.flood = {
+            "sent": count,
+            "pong": answers["pong"],
+            "rate_limited": answers["rate_limited"],
+            "recovered": int(recovered["type"] == "pong"),
+        }
+        if answers["rate_limited"] == 0 or recovered["type"] != "pong":
+            self.report.limits_missed.append(f"socket flood: {answers}, then {recovered}")
+
+    async def chat_flood(self) -> None:
+        """The spectator chats more lines at once than the per-user limit lets through."""
+        spectator = next(p for p in self.peers if p.role == "spectator")
+        burst = [
+            probe("chat_flood", {"type": "chat", "text": f"line {i}"}, *CHAT_OUTCOMES)
+            for i in range(12)
+        ]
+        before = self.report.outcomes["chat_rate_limited"]
+        await self.send_batch(spectator, burst)
+        if self.report.outcomes["chat_rate_limited"] == before:
+            self.report.limits_missed.append("a burst of 12 chat lines was not limited")
+
+    async def everyone_answers_ping(self) -> None:
+        for peer in self.peers:
+            try:
+                await peer.send(json.dumps({"type": "ping"}))
+                await peer.until(lambda f: f["type"] == "pong")
+            except (Dead, TimeoutError) as error:
+                self.report.deaths.append(f"{peer.name}: no pong at the end: {error!r}")
+
+    # --- the state afterwards --------------------------------------------------------------
+
+    def verify(self) -> None:
+        wrong = self.report.wrong_state_changes
+        wrong += self._check_hands()
+        wrong += self._check_table()
+        wrong += self._check_ledger()
+        wrong += self._check_chat()
+
+    def _check_hands(self) -> list[str]:
+        from games.engine import replay
+        from games.handstate import action_texts, record_for
+        from games.models import Action, Hand
+
+        wrong = []
+        hands = list(Hand.objects.filter(match__table_id=self.world.table_id).order_by("pk"))
+        if len(hands) != self.report.hands:
+            wrong.append(f"{len(hands)} hands, {self.report.hands} started")
+        for hand in hands:
+            actions = list(Action.objects.filter(hand=hand).order_by("seq"))
+            human = [a.text for a in actions if a.seat is not None and not a.auto]
+            if human != self.legal.get(hand.pk, []):
+                wrong.append(f"hand {hand.pk}: log {human} != legal moves sent")
+            server = {a.text for a in actions if a.seat is None}
+            if not server <= {"draw", "close"} or any(a.auto for a in actions):
+                wrong.append(f"hand {hand.pk}: unexpected server moves {server}")
+            if [a.seq for a in actions] != list(range(hand.seq)):
+                wrong.append(f"hand {hand.pk}: seq {hand.seq} vs log {len(actions)}")
+            list(replay(record_for(hand, action_texts(hand))))  # the log replays
+            if hand.status not in (Hand.Status.PLAYING, Hand.Status.FINISHED):
+                wrong.append(f"hand {hand.pk} ended {hand.status}")
+        return wrong
+
+    def _check_table(self) -> list[str]:
+        now = table_row(self.world.table_id)
+        before = self.world.table_row
+        if {**now, "status": None} != {**before, "status": None}:
+            return [f"table or seats changed: {before} -> {now}"]
+        return []
+
+    def _check_ledger(self) -> list[str]:
+        from django.db.models import Sum
+
+        from games.models import Hand
+        from ladder.models import HandSettlement, LadderProfile, LedgerEntry
+
+        finished = set(
+            Hand.objects.filter(
+                match__table_id=self.world.table_id, status=Hand.Status.FINISHED
+            ).values_list("pk", flat=True)
+        )
+        new = LedgerEntry.objects.filter(
+            pk__gt=self.world.last_ledger_id, user__in=self.world.balances
+        )
+        wrong = [
+            f"ledger row {e} is no settlement of a finished hand"
+            for e in new
+            if e.hand_id not in finished
+        ]
+        if HandSettlement.objects.filter(hand__in=finished).count() != len(finished):
+            wrong.append("a finished hand was not settled exactly once")
+        for user_id, balance in self.world.balances.items():
+            moved = new.filter(user_id=user_id, account="table").aggregate(s=Sum("amount"))["s"]
+            now = LadderProfile.objects.get(user_id=user_id).balance
+            if now != balance + (moved or 0):
+                wrong.append(f"user {user_id}: balance {balance} -> {now}, ledger {moved}")
+        return wrong
+
+    def _check_chat(self) -> list[str]:
+        from games.models import ChatLine
+
+        lines = ChatLine.objects.filter(table_id=self.world.table_id, system=False).count()
+        if lines != self.chats_accepted:
+            return [f"{lines} chat lines stored, {self.chats_accepted} accepted"]
+        return []
+
+
+async def run_fuzz(app: Any, *, messages: int, seed: int) -> Fuzzer:
+    """Build a live table in the current database and fuzz its sockets (see the module);
+    the fuzzer's ``report`` has the figures."""
+    world = await database_sync_to_async(build_world)(f"{seed}x{secrets.token_hex(3)}")
+    fuzzer = Fuzzer(app, world, messages, seed)
+    await fuzzer.run()
+    return fuzzer

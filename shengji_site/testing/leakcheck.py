@@ -1,0 +1,538 @@
+"""Hidden information: does any frame tell its receiver a card it may not know yet?
+
+The truth of a hand is rebuilt from its log (``HandTruth``): for every ``seq``, what each seat
+holds, every card it has held so far in this deal, what everyone knows it held (its plays, its
+bids, the whole attempt of a throw that failed and was forced), the cards played, and the
+kitty cards that are public (turned over when nobody bid; the buried kitty once the hand was
+played to its end).
+
+A receiver (``Receiver``: a seat's player, a spectator, a spectator watching a seat, the lobby)
+is entitled to the private cards of the seats it holds in that hand (from the hand's players)
+and of the seat it watches while that seat's player allows it (``Grant``).
+
+``check_frames`` walks every frame's JSON. Every string holding a card (``AS``, ``5H 5H``) must
+sit in a field known to carry cards, and each such field is checked as a multiset against what
+the receiver may know at the frame's ``seq``:
+
+- a seat's cards in public fields (trick plays, bids, failed throws) ⊆ what everyone knows
+  that seat held, plus what the seat held if the receiver is entitled to it (two decks:
+  ``5H 5H`` in a bid and ``5H`` in a play may be the same card, so each field is checked on
+  its own);
+- ``hand`` belongs to the view's ``seat``, which the receiver must be entitled to, and is
+  within what that seat holds at that ``seq``;
+- ``kitty`` and ``flipped`` ⊆ the public kitty cards, plus what the dealer held (the kitty it
+  picked up) if the receiver is entitled to the dealer's seat;
+- ``point_cards`` ⊆ the cards played;
+- a system line of the chat that shows cards must report a public event of its hand (the
+  latest hand started before the line was written): a bid, or a forced throw, with exactly
+  those cards by that seat;
+- an ``error`` or ``check`` message ⊆ everything the receiver may know at the ``seq`` of its
+  next hand frame (else its last).
+
+Any other string holding a card, a view key that only replays have (``seed``, ``hands``,
+``kitty_dealt``, ``buried``), or a number equal to a hand's seed is a leak too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from games.engine import Bid, FailedThrow, HandState, parse_cards, replay
+from games.engine.hand import FINISHED, PLAYED
+
+CARD = r"(?:[2-9TJQKA][SHCD]|SJ|BJ)"
+CARD_TOKEN = re.compile(rf"(?<![A-Za-z0-9]){CARD}(?![A-Za-z0-9])")
+REPLAY_ONLY_KEYS = frozenset({"seed", "hands", "kitty_dealt", "buried"})
+BID_LINE = re.compile(rf"^seat ([0-3]) bids ({CARD}(?: {CARD})*)$")
+THROW_LINE = re.compile(
+    rf"^seat ([0-3])'s throw ({CARD}(?: {CARD})*) fails: ({CARD}(?: {CARD})*) is played instead$"
+)
+# Who gets frames (``Receiver.kind``; only counted by kind, the rules are the same for all).
+KINDS = ("seat", "spectator", "anonymous", "watcher_allowed", "watcher_refused", "lobby", "http")
+
+Key = tuple[int, int]  # (hand id, seq): hand ids grow, so keys order frames in time
+
+
+# --- the truth of one hand -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """What can be known at one ``seq`` of a hand."""
+
+    phase: str
+    dealer: int | None
+    holding: tuple[Counter[int], ...]  # each seat's cards now
+    held: tuple[Counter[int], ...]  # every card each seat has held in this deal
+    public: tuple[Counter[int], ...]  # what everyone knows each seat held
+    played: Counter[int]
+    kitty_public: Counter[int]
+
+
+def union(*counters: Counter[int]) -> Counter[int]:
+    """Multiset union (the larger count of each card)."""
+    merged: Counter[int] = Counter()
+    for counter in counters:
+        merged |= counter
+    return merged
+
+
+def _played_by_seat(state: HandState) -> list[Counter[int]]:
+    """Each seat's cards on the table so far: complete tricks and the trick in progress."""
+    played: list[Counter[int]] = [Counter() for _ in range(4)]
+    for trick in [*state.tricks, state.trick]:
+        for index, cards in enumerate(trick.plays):
+            played[(trick.leader + index) % 4].update(cards)
+    return played
+
+
+class HandTruth:
+    """One hand's ``Knowledge`` at every ``seq``, rebuilt from its record."""
+
+    def __init__(
+        self,
+        hand_id: int,
+        states: Iterable[HandState],
+        users: Sequence[int | None],
+        started_at: datetime | None = None,
+    ) -> None:
+        self.hand_id = hand_id
+        self.users = list(users)
+        self.started_at = started_at
+        self.steps: list[Knowledge] = []
+        self.seed: int | None = None
+        self.failed_throws: list[FailedThrow] = []  # of the hand's last deal
+        self.bids: list[Bid] = []
+        self.events: set[tuple[Any, ...]] = set()  # public events a system line may report
+        self._build(states)
+
+    @classmethod
+    def from_hand(cls, hand_id: int) -> HandTruth:
+        """Read the hand, its log and its players from the database."""
+        from games.handstate import action_texts, record_for
+        from games.models import Hand, HandPlayer
+
+        hand = Hand.objects.get(pk=hand_id)
+        users: list[int | None] = [None] * 4
+        for seat, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
+            users[seat] = user_id
+        record = record_for(hand, action_texts(hand))
+        return cls(hand.pk, replay(record), users, hand.started_at)
+
+    @property
+    def final_seq(self) -> int:
+        return len(self.steps) - 1
+
+    def at(self, seq: int) -> Knowledge:
+        return self.steps[min(max(seq, 0), self.final_seq)]
+
+    def _build(self, states: Iterable[HandState]) -> None:
+        deal = -1
+        held: list[Counter[int]] = []
+        public: list[Counter[int]] = []
+        played_before: list[Counter[int]] = [Counter() for _ in range(4)]
+        throws_seen = 0
+        for state in states:
+            self.seed = state.seed
+            if state.deal_number != deal:  # a redeal: a new deck, nothing known of it yet
+                deal, throws_seen = state.deal_number, 0
+                held = [Counter() for _ in range(4)]
+                public = [Counter() for _ in range(4)]
+            holding = tuple(Counter(cards) for cards in state.hands)
+            held = [union(before, now) for before, now in zip(held, holding, strict=True)]
+            played = _played_by_seat(state)
+            for failed in state.failed_throws[throws_seen:]:
+                if failed.result == "forced":  # the whole attempt was put on the table
+                    shown = played_before[failed.seat] + Counter(failed.attempted)
+                    public[failed.seat] = union(public[failed.seat], shown)
+            throws_seen = len(state.failed_throws)
+            for bid in state.bids:
+                public[bid.seat] = union(public[bid.seat], Counter(bid.cards))
+            public = [union(known, cards) for known, cards in zip(public, played, strict=True)]
+            played_before = played
+            self.failed_throws, self.bids = list(state.failed_throws), list(state.bids)
+            self.events |= _public_events(state)
+            self.steps.append(
+                Knowledge(
+                    phase=state.phase,
+                    dealer=state.dealer,
+                    holding=holding,
+                    held=tuple(held),
+                    public=tuple(public),
+                    played=sum(played, Counter()),
+                    kitty_public=_kitty_public(state),
+                )
+            )
+
+
+def _key_of(cards: Iterable[int] | str) -> tuple[int, ...]:
+    """A showing as a sorted tuple of card ids, whatever order it was written in."""
+    return tuple(sorted(int(c) for c in (parse_cards(cards) if isinstance(cards, str) else cards)))
+
+
+def _public_events(state: HandState) -> set[tuple[Any, ...]]:
+    bids = {("bid", bid.seat, _key_of(bid.cards)) for bid in state.bids}
+    throws = {
+        ("throw", f.seat, _key_of(f.attempted), _key_of(f.played))
+        for f in state.failed_throws
+        if f.result == "forced"
+    }
+    return bids | throws
+
+
+def _kitty_public(state: HandState) -> Counter[int]:
+    shown = Counter(state.flipped)
+    if state.phase == FINISHED and state.result is not None and state.result.outcome == PLAYED:
+        shown += Counter(state.buried)
+    return shown
+
+
+# --- receivers ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A spectator may see ``seat``'s private cards for frames from ``start`` to ``end``
+    (inclusive; ``end`` None: until the end)."""
+
+    seat: int
+    start: Key
+    end: Key | None = None
+
+    def covers(self, key: Key) -> bool:
+        return self.start <= key and (self.end is None or key <= self.end)
+
+
+@dataclass
+class Receiver:
+    """Whoever got a stream of frames: ``kind`` is one of ``KINDS``."""
+
+    name: str
+    kind: str
+    user_id: int | None = None
+    grants: list[Grant] = field(default_factory=list)
+    frames: list[dict[str, Any]] = field(default_factory=list)
+
+    def entitled(self, truth: HandTruth, seq: int) -> set[int]:
+        """The seats whose private cards this receiver may see at ``seq`` of the hand."""
+        own = set()
+        if self.user_id is not None:
+            own = {seat for seat, user in enumerate(truth.users) if user == self.user_id}
+        key = (truth.hand_id, seq)
+        return own | {grant.seat for grant in self.grants if grant.covers(key)}
+
+
+# --- findings ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leak:
+    receiver: str
+    frame: int
+    path: str
+    reason: str
+    cards: str = ""
+
+    def __str__(self) -> str:
+        shown = f" [{self.cards}]" if self.cards else ""
+        return f"{self.receiver} frame {self.frame} {self.path}: {self.reason}{shown}"
+
+
+@dataclass
+class Report:
+    frames: Counter[str] = field(default_factory=Counter)  # per receiver kind
+    card_fields: int = 0
+    leaks: list[Leak] = field(default_factory=list)
+
+    def add(self, other: Report) -> None:
+        self.frames.update(other.frames)
+        self.card_fields += other.card_fields
+        self.leaks.extend(other.leaks)
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "frames": sum(self.frames.values()),
+            "frames_by_receiver": dict(sorted(self.frames.items())),
+            "card_fields_checked": self.card_fields,
+            "leaks": len(self.leaks),
+        }
+
+
+# --- walking a frame -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leaf:
+    path: str  # dotted, list indexes as []
+    value: Any
+    parent: Any
+
+
+def leaves(node: Any, path: str = "", parent: Any = None) -> Iterator[Leaf]:
+    """Every scalar of a JSON document, with its normalised path and its container."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield from leaves(value, f"{path}.{key}" if path else str(key), node)
+    elif isinstance(node, list):
+        for value in node:
+            yield from leaves(value, f"{path}[]", node)
+    else:
+        yield Leaf(path, node, parent)
+
+
+def keys(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            yield key
+            yield from keys(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from keys(value)
+
+
+def card_tokens(text: str) -> list[str]:
+    return CARD_TOKEN.findall(text)
+
+
+def cards_of(tokens: Iterable[str]) -> Counter[int]:
+    return Counter(int(card) for card in parse_cards(" ".join(tokens)))
+
+
+def _text(cards: Counter[int]) -> str:
+    from games.engine import format_cards
+
+    return format_cards(sorted(cards.elements()))
+
+
+# Fields that carry cards, by their path inside a view (the view of a ``view`` frame, or
+# ``hand.view`` of a ``state`` frame).
+SEAT_FIELDS = {
+    "bids[].cards",
+    "trick.plays[].cards",
+    "last_trick.plays[].cards",
+    "failed_throws[].attempted",
+    "failed_throws[].played",
+    "result.failed_throws[].attempted",
+    "result.failed_throws[].played",
+}
+KITTY_FIELDS = {"kitty", "flipped", "result.flipped"}
+PLAYED_FIELDS = {"point_cards.attackers", "point_cards.defenders"}
+HAND_FIELD = "hand"
+VIEW_ROOTS = {"view": "view.", "state": "hand.view."}
+CHAT_FIELDS = {"state": "chat[].text", "chat": "line.text"}
+MESSAGE_FIELDS = {"error": "message", "check": "message"}
+
+
+def frame_key(frame: dict[str, Any]) -> Key | None:
+    """The (hand, seq) a frame shows, if it shows a hand."""
+    if frame.get("type") == "view":
+        return (int(frame["hand"]), int(frame["seq"]))
+    hand = frame.get("hand") if frame.get("type") == "state" else None
+    if isinstance(hand, dict):
+        return (int(hand["id"]), int(hand["seq"]))
+    return None
+
+
+class Checker:
+    """Checks the frames of receivers at one table against the truths of its hands."""
+
+    def __init__(self, truths: Iterable[HandTruth]) -> None:
+        self.truths = {t.hand_id: t for t in truths}
+        self.seeds = {t.seed for t in self.truths.values() if t.seed is not None}
+
+    def check(self, receiver: Receiver) -> Report:
+        report = Report()
+        contexts = self._contexts(receiver.frames)
+        for index, frame in enumerate(receiver.frames):
+            report.frames[receiver.kind] += 1
+            checked, leaks = self._check_frame(receiver, index, frame, contexts[index])
+            report.card_fields += checked
+            report.leaks.extend(leaks)
+        return report
+
+    def check_document(self, name: str, document: Any) -> Report:
+        """An HTTP answer about a hand in progress: it holds no card at all."""
+        report = Report()
+        report.frames["http"] += 1
+        for leaf in leaves(document):
+            if isinstance(leaf.value, str) and card_tokens(leaf.value):
+                report.card_fields += 1
+                report.leaks.append(
+                    Leak(name, 0, leaf.path, "a card in an answer about a live hand", leaf.value)
+                )
+        report.leaks.extend(self._forbidden(name, 0, document))
+        return report
+
+    # --- one frame ---------------------------------------------------------------------------
+
+    def _contexts(self, frames: list[dict[str, Any]]) -> list[Key | None]:
+        """Each frame's (hand, seq): its own, or the next hand frame's (else the last seen)."""
+        contexts: list[Key | None] = [None] * len(frames)
+        following: Key | None = None
+        for index in range(len(frames) - 1, -1, -1):
+            own = frame_key(frames[index])
+            following = own or following
+            contexts[index] = following
+        last: Key | None = None
+        for index, frame in enumerate(frames):
+            last = frame_key(frame) or last
+            contexts[index] = contexts[index] or last
+        return contexts
+
+    def _check_frame(
+        self, receiver: Receiver, index: int, frame: dict[str, Any], context: Key | None
+    ) -> tuple[int, list[Leak]]:
+        leaks = self._forbidden(receiver.name, index, frame)
+        own = frame_key(frame)
+        if own is not None and not self._played(own):
+            leaks.append(Leak(receiver.name, index, "hand", f"a hand or seq never played: {own}"))
+            return 0, leaks
+        checked = 0
+        for leaf in leaves(frame):
+            if isinstance(leaf.value, str) and card_tokens(leaf.value):
+                checked += 1
+                spot = Spot(receiver, index, str(frame.get("type")), leaf)
+                leaks.extend(self._check_field(spot, own, context))
+        return checked, leaks
+
+    def _played(self, key: Key) -> bool:
+        truth = self.truths.get(key[0])
+        return truth is not None and 0 <= key[1] <= truth.final_seq
+
+    def _forbidden(self, name: str, index: int, document: Any) -> list[Leak]:
+        found = [
+            Leak(name, index, key, "a key only replays of finished hands have")
+            for key in keys(document)
+            if key in REPLAY_ONLY_KEYS
+        ]
+        for leaf in leaves(document):
+            if type(leaf.value) is int and leaf.value in self.seeds:
+                found.append(Leak(name, index, leaf.path, "the hand's seed (it deals every card)"))
+        return found
+
+    def _check_field(self, spot: Spot, own: Key | None, context: Key | None) -> list[Leak]:
+        root = VIEW_ROOTS.get(spot.kind)
+        path = spot.leaf.path
+        if root is not None and own is not None and path.startswith(root):
+            return self._view_field(spot, path[len(root) :], self.truths[own[0]], own[1])
+        if path == CHAT_FIELDS.get(spot.kind):
+            return self._chat_line(spot)
+        if path == MESSAGE_FIELDS.get(spot.kind):
+            return self._message(spot, context)
+        return spot.leak("cards in a field that is not known to carry cards")
+
+    def _view_field(self, spot: Spot, path: str, truth: HandTruth, seq: int) -> list[Leak]:
+        known = truth.at(seq)
+        entitled = spot.receiver.entitled(truth, seq)
+        cards = spot.cards
+        seat = spot.leaf.parent.get("seat")
+        if path == HAND_FIELD:
+            if seat not in entitled:
+                return spot.leak(f"the hand of seat {seat}, which this receiver may not see")
+            return spot.beyond(cards, known.holding[seat], f"cards seat {seat} does not hold")
+        if path in SEAT_FIELDS:
+            if type(seat) is not int or not 0 <= seat <= 3:
+                return spot.leak("cards of no seat")
+            allowed = self._seat_allowed(known, seat, entitled)
+            return spot.beyond(cards, allowed, f"seat {seat}'s hidden cards")
+        if path in KITTY_FIELDS:
+            allowed = self._kitty_allowed(known, entitled)
+            return spot.beyond(cards, allowed, "hidden kitty cards")
+        if path in PLAYED_FIELDS:
+            return spot.beyond(cards, known.played, "point cards that were never played")
+        return spot.leak("cards in a view field that is not known to carry cards")
+
+    def _chat_line(self, spot: Spot) -> list[Leak]:
+        """A system line may show cards only as the record of a public event of its hand: a
+        bid, or a throw that failed and was forced (exactly those cards, by that seat)."""
+        line = spot.leaf.parent
+        if not line.get("system"):
+            return []  # what a person typed is theirs to say
+        text = str(spot.leaf.value)
+        if match := BID_LINE.match(text):
+            event: tuple[Any, ...] = ("bid", int(match[1]), _key_of(match[2]))
+        elif match := THROW_LINE.match(text):
+            event = ("throw", int(match[1]), _key_of(match[2]), _key_of(match[3]))
+        else:
+            return spot.leak("cards in a system line of an unknown kind")
+        truth = self._chat_hand(line.get("at"))
+        if truth is None or event not in truth.events:
+            return spot.leak("a system line about no public event of its hand")
+        return []
+
+    def _message(self, spot: Spot, context: Key | None) -> list[Leak]:
+        truth = None if context is None else self.truths.get(context[0])
+        if truth is None or context is None:
+            return spot.leak("cards in a message with no hand to judge them by")
+        allowed = self._knowable(spot.receiver, truth, context[1])
+        return spot.beyond(spot.cards, allowed, "a card the receiver may not know")
+
+    def _chat_hand(self, at: Any) -> HandTruth | None:
+        """The hand a chat line belongs to: the latest that started before it was written
+        (any hand of the table when the line has no time)."""
+        when = datetime.fromisoformat(at) if isinstance(at, str) else None
+        if when is None:
+            return max(self.truths.values(), key=lambda t: t.hand_id, default=None)
+        earlier = [
+            truth
+            for truth in self.truths.values()
+            if truth.started_at is not None and truth.started_at <= when
+        ]
+        return max(earlier, key=lambda t: t.hand_id, default=None)
+
+    # --- what a receiver may know -----------------------------------------------------------
+
+    @staticmethod
+    def _seat_allowed(known: Knowledge, seat: int, entitled: set[int]) -> Counter[int]:
+        if seat in entitled:
+            return union(known.public[seat], known.held[seat])
+        return known.public[seat]
+
+    @staticmethod
+    def _kitty_allowed(known: Knowledge, entitled: set[int]) -> Counter[int]:
+        if known.dealer is not None and known.dealer in entitled:
+            return union(known.kitty_public, known.held[known.dealer])
+        return known.kitty_public
+
+    def _knowable(self, receiver: Receiver, truth: HandTruth, seq: int) -> Counter[int]:
+        known = truth.at(seq)
+        entitled = receiver.entitled(truth, seq)
+        seats = [self._seat_allowed(known, seat, entitled) for seat in range(4)]
+        return sum(seats, Counter()) + self._kitty_allowed(known, entitled)
+
+
+@dataclass(frozen=True)
+class Spot:
+    """One card-bearing string of one frame, and how to report it."""
+
+    receiver: Receiver
+    index: int
+    kind: str
+    leaf: Leaf
+
+    @property
+    def cards(self) -> Counter[int]:
+        return cards_of(card_tokens(self.leaf.value))
+
+    def leak(self, reason: str, cards: str | None = None) -> list[Leak]:
+        shown = self.leaf.value if cards is None else cards
+        return [Leak(self.receiver.name, self.index, self.leaf.path, reason, shown)]
+
+    def beyond(self, cards: Counter[int], allowed: Counter[int], reason: str) -> list[Leak]:
+        """A leak of the cards beyond ``allowed``, if any."""
+        extra = cards - allowed
+        return self.leak(reason, _text(extra)) if extra else []
+
+
+def check_frames(truths: Iterable[HandTruth], receivers: Iterable[Receiver]) -> Report:
+    """Check every receiver's frames at one table; the report lists every leak found."""
+    checker = Checker(truths)
+    report = Report()
+    for receiver in receivers:
+        report.add(checker.check(receiver))
+    return report

@@ -1,0 +1,37 @@
+"""The WebSocket load benchmark (bench/bench_ws_load.py, docs/proof/LOAD.md) at its smallest:
+a whole site in separate processes, two tables of four bot-driven sockets, one hand each."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.bench_ws_load import Options, run_bench
+
+pytestmark = pytest.mark.slow
+
+
+def test_two_tables_play_a_hand_each_with_no_errors(tmp_path) -> None:
+    options = Options(
+        tables=2,
+        hands=1,
+        think=0.02,
+        echo_seconds=1.0,
+        procs=0,  # the clients in this process
+        ramp=0.5,
+        hand_budget=120.0,
+        base=str(tmp_path / "site"),
+        keep_samples=True,
+    )
+    result = run_bench(options, log=lambda line: None)
+
+    assert result["errors"] == 0, result["error_samples"]
+    assert result["hands_finished"] == 2
+    samples = result["samples_s"]
+    # A hand is a bury and at least one trick per card led (25 at most, fewer with pairs and
+    # throws): each of these actions timed to all four seats' views.
+    assert len(samples["game"]) == result["actions"] >= 2 * (1 + 4 * 5)
+    assert all(latency > 0 for latency in samples["game"])
+    assert samples["echo_alone"] and all(latency > 0 for latency in samples["echo_alone"])
+    assert samples["echo_concurrent"] and all(x > 0 for x in samples["echo_concurrent"])
+    assert result["game_ms"]["p50"] <= result["game_ms"]["p99"] <= result["game_ms"]["max"]
+    assert result["ratio_vs_concurrent"] is not None
