@@ -247,18 +247,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     async def _act(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
         self._require_login()
-        await database_sync_to_async(self._act_now)(kind, cards, seq)
-
-    def _act_now(self, kind: str, cards: str, seq: int) -> None:
-        """The seat, the hand and the action in one trip to the database thread (every trip
-        waits there behind the other sockets' trips)."""
-        seat = selectors.seat_of(table_id=self.table_id, user=self.user)
-        if seat is None:
-            raise ApplicationError("not_seated")
-        hand_id = services.playing_hand_id(table_id=self.table_id)
-        if hand_id is None:
-            raise ApplicationError("no_hand")
-        services.hand_act(hand_id=hand_id, user=self.user, text=f"{kind} {seat} {cards}", seq=seq)
+        await database_sync_to_async(services.table_act)(
+            table_id=self.table_id, user=self.user, kind=kind, cards=cards, seq=seq
+        )
 
     # --- group events --------------------------------------------------------------------
 

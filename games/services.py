@@ -343,7 +343,34 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
         raise ApplicationError("no_hand")
     seat = _seat_in_hand(hand, user)
     _check_fresh(hand, seq)
+    return _act(hand, _hand_seats(hand), seat, text, seq)
+
+
+@transaction.atomic
+def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
+    """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
+    progress, made on the view numbered ``seq``: the socket's path, which finds the hand and
+    the seat in the transaction that acts (the fewest round trips on the busiest path)."""
+    table = _lock_table(table_id)
+    hand = (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("match__table")
+        .filter(match__table=table, status=Hand.Status.PLAYING)
+        .order_by("-pk")
+        .first()
+    )
+    if hand is None:
+        seated = user.pk is not None and table.seats.filter(user=user).exists()
+        raise ApplicationError("no_hand" if seated else "not_seated")
     seats = _hand_seats(hand)
+    seat = next((s.index for s in seats if user.pk is not None and s.user_id == user.pk), None)
+    if seat is None or _seat_in_hand(hand, user) != seat:
+        raise ApplicationError("not_seated")
+    _check_fresh(hand, seq)
+    return _act(hand, seats, seat, f"{kind} {seat} {cards}", seq)
+
+
+def _act(hand: Hand, seats: list[Seat], seat: int, text: str, seq: int) -> Hand:
     state = load_state(hand)
     throws_before = len(state.failed_throws)
     now = db_now()
@@ -529,6 +556,19 @@ def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat
     return now + timedelta(seconds=limit)
 
 
+# What a hand's moves change; the rest of the row (rules, seed, dealer, levels) is fixed when
+# the hand starts.
+HAND_MOVING_FIELDS = [
+    "seq",
+    "deal_started_at",
+    "snapshot",
+    "deadline",
+    "status",
+    "result",
+    "finished_at",
+]
+
+
 def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
     """Save the hand after its state moved; send views and schedule the deadline on commit."""
     if state.phase == FINISHED:
@@ -536,7 +576,7 @@ def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]
     else:
         hand.deadline = _next_deadline(hand, state, now, seats)
     hand.snapshot = public_summary(state, hand.deadline)
-    hand.save()
+    hand.save(update_fields=HAND_MOVING_FIELDS)
     hand_id, seq, deadline, table_id = hand.pk, hand.seq, hand.deadline, hand.match.table_id
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = state.view_public()
@@ -562,7 +602,7 @@ def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat])
     hand.finished_at = now
     hand.deadline = None
     hand.snapshot = public_summary(state, None)
-    hand.save()  # settlement reads the finished row
+    hand.save(update_fields=HAND_MOVING_FIELDS)  # settlement reads the finished row
     absent = _mark_absent_players(hand, seats, result.escaper)
     _update_match(hand.match, result.to_dict(), now, ended=absent)
     _settle(hand)

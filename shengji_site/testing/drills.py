@@ -738,9 +738,11 @@ async def worker_kill_drill(
     pending: list[tuple[int, int, int]] = []
     waiting: list[dict[str, int]] = []
     delays: dict[str, list[float]] = {"restarted_after_deadline": [], "restarted_before": []}
+    killed_after: list[float] = []
     for number, after_deadline in enumerate(rounds):
         stalled = await stall(drill, seat=number % 4, within=STALL_SPREAD_S)
         await asyncio.to_thread(site.kill, "worker")
+        killed_after += [time.monotonic() - s.stalled_at[(h, q)] for s, h, q in stalled]
         if after_deadline:
             await asyncio.sleep(play_seconds + 3 * sweep_s)
             queued = broker_tasks(site.redis.url)
@@ -771,8 +773,24 @@ async def worker_kill_drill(
         "fires_per_pending_deadline": fires(logs, pending),
         "extra_auto_moves": extra_auto_moves(logs, pending),
         "fired_after_deadline_s": {k: timing(v) for k, v in delays.items() if v},
+        "killed_after_turn_s": [round(s, 3) for s in killed_after],
         "actions": audit(all_seats(drill), logs),
+        "pending_samples": deadline_samples(site, logs, pending),
     }
+
+
+def deadline_samples(
+    site: LiveSite, logs: dict[str, Any], pending: list[tuple[int, int, int]]
+) -> list[str]:
+    """What a failed count prints: for each pending deadline, the log rows around its seq and
+    the worker's lines about it."""
+    text = (site.base / "worker.log").read_text(errors="replace").splitlines()
+    samples = []
+    for hand, seq, seat in pending:
+        near = [a for a in logs[str(hand)]["actions"] if seq - 1 <= a["seq"] <= seq + 1]
+        lines = [line for line in text if f"deadline hand={hand} seq={seq} " in line]
+        samples.append(f"hand {hand} seq {seq} seat {seat}: log {near}; worker {lines[:6]}")
+    return samples
 
 
 DEADLINE_LINE = re.compile(r"deadline hand=(\d+) seq=(\d+) (moved|no-op)")
