@@ -406,7 +406,7 @@ def audit(seats: list[DrillSeat], logs: dict[str, Any]) -> dict[str, Any]:
             actions = log["actions"] if log is not None else []
             applied = _in_log(actions, client.seat, sent)
             acked = client.acknowledged(sent)
-            overtaken = acked and not applied and _overtaken(actions, sent)
+            overtaken = acked and not applied and _overtaken(actions, client.seat, sent)
             counts["sent"] += 1
             counts["acknowledged"] += acked
             counts["overtaken_by_deadline"] += overtaken
@@ -427,10 +427,15 @@ def _describe_lost(client: DrillSeat, sent: Sent, actions: list[dict[str, Any]])
     return f"{client.name} seat {client.seat} sent {sent} ; log near it: {near}"
 
 
-def _overtaken(actions: list[dict[str, Any]], sent: Sent) -> bool:
+def _overtaken(actions: list[dict[str, Any]], seat: int | None, sent: Sent) -> bool:
     """A bury or play whose turn a deadline (or the bot) took first: the higher seq the seat
-    heard was the automatic move, and its own action was refused."""
-    return sent.kind != "bid" and any(a["seq"] == sent.seq and a["auto"] for a in actions)
+    heard was the automatic move, and its own action was refused. Or a bid the bot made for
+    the seat (taken over) when the window closed, after refusing the player's same bid: a view
+    lists the bid by seat and cards, not by who made it."""
+    if sent.kind == "bid":
+        text = f"bid {seat} {sent.cards}"
+        return any(a["seq"] >= sent.seq and a["auto"] and a["text"] == text for a in actions)
+    return any(a["seq"] == sent.seq and a["auto"] for a in actions)
 
 
 def _in_log(actions: list[dict[str, Any]], seat: int | None, sent: Sent) -> bool:
