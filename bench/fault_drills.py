@@ -114,6 +114,9 @@ def broken(figures: dict[str, Any]) -> list[str]:
         failures.append("daphne_kill: a seat did not come back")
     if kill and kill["takeovers_of_returning_seats"]:
         failures.append("daphne_kill: the bot took a seat whose player came back")
+    worker = figures.get("worker_kill")
+    if worker and worker.get("takeovers"):
+        failures.append("worker_kill: the bot took a seat whose player was there")
     redis = figures.get("redis_restart")
     if redis and redis["clients_resynced"] != redis["clients"]:
         failures.append("redis_restart: a client was not resynced")

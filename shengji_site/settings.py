@@ -89,6 +89,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "shengji_site.middleware.ContentSecurityPolicyMiddleware",
 ]
 
 ROOT_URLCONF = "shengji_site.urls"
@@ -213,6 +214,20 @@ SECURE_HSTS_PRELOAD = HTTPS
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
 X_FRAME_OPTIONS = "DENY"
+# 'self' covers the site's own ws:/wss: sockets (CSP level 3). shengji_site/middleware.py.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'"
+)
+_SWAGGER_CDN = "https://cdn.jsdelivr.net"  # drf-spectacular's default for its Swagger UI page
+CONTENT_SECURITY_POLICY_BY_PATH = {
+    "/api/docs/": (
+        f"default-src 'self'; script-src 'self' 'unsafe-inline' {_SWAGGER_CDN}; "
+        f"style-src 'self' 'unsafe-inline' {_SWAGGER_CDN}; img-src 'self' data: {_SWAGGER_CDN}; "
+        "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+    ),
+}
 
 LOGGING = {
     "version": 1,

@@ -42,12 +42,15 @@ from games.bots import choose_action
 from games.engine.rules import preset
 from shengji_site.testing.livesite import LiveSite
 
-# Short timings for a drill's site, so a drill takes seconds: a socket not heard from for 5 s is
-# forgotten (drill seats ping every second), the bot takes a seat 10 s after its player left,
-# beat sweeps every second, each daphne checks its Redis groups every second.
+# Short timings for a drill's site, so a drill takes seconds: a socket not heard from for 15 s
+# is forgotten (drill seats ping every second), the bot takes a seat 20 s after its player
+# left, beat sweeps every second, each daphne checks its Redis groups every second. Not
+# shorter: on a loaded machine (load average 20 on 2 cores) a daphne noted no ping of a live
+# socket for 5 s, and a killed daphne took 16 s to serve again; with 5 s and 10 s the sweep
+# forgot live sockets and the bot took seats whose players were there (docs/proof/FAULTS.md).
 DRILL_ENV = {
-    "SHENGJI_CONNECTION_TIMEOUT_S": "5",
-    "SHENGJI_DISCONNECT_GRACE_S": "10",
+    "SHENGJI_CONNECTION_TIMEOUT_S": "15",
+    "SHENGJI_DISCONNECT_GRACE_S": "20",
     "SHENGJI_SWEEP_EVERY_S": "1",
     "SHENGJI_BOT_DELAY_MS": "100",
     "SHENGJI_GROUPS_CHECK_S": "1",
@@ -757,6 +760,11 @@ async def worker_kill_drill(
                 )
         await restart(site, "worker")
         await wait_until(all_moved_on(stalled), BACK_WAIT_S, "deadline fired")
+        # The delivery that moved the hand writes its line after the commit and after sending
+        # the views: on a loaded machine the seats heard the move, the next round's stall came
+        # and its kill took the worker before that line (a move in the log, none in the worker's).
+        with contextlib.suppress(TimeoutError):
+            await wait_until(moves_logged(site, stalled), LINE_WAIT_S, "moves logged")
         key = "restarted_after_deadline" if after_deadline else "restarted_before"
         for seat, hand, seq in stalled:
             pending.append((hand, seq, seat.seat or 0))
@@ -777,6 +785,8 @@ async def worker_kill_drill(
         "moves_logged_per_pending_deadline": per_deadline(ran, pending, "moved"),
         "fires_per_pending_deadline": fires(logs, pending),
         "extra_auto_moves": extra_auto_moves(logs, pending),
+        # A seat the bot plays has a 0.1 s deadline, not play_seconds: the drill is void then.
+        "takeovers": sum(takeovers(r) for r in reports.values()),
         "fired_after_deadline_s": {k: timing(v) for k, v in delays.items() if v},
         "killed_after_turn_s": [round(s, 3) for s in killed_after],
         "actions": audit(all_seats(drill), logs),
@@ -799,6 +809,15 @@ def deadline_samples(
 
 
 DEADLINE_LINE = re.compile(r"deadline hand=(\d+) seq=(\d+) (moved|no-op)")
+LINE_WAIT_S = 30.0
+
+
+def moves_logged(site: LiveSite, stalled: list[tuple[DrillSeat, int, int]]) -> Callable[[], bool]:
+    def logged() -> bool:
+        ran = deadline_runs(site)
+        return all(ran.get((hand, seq), Counter())["moved"] for _s, hand, seq in stalled)
+
+    return logged
 
 
 def per_deadline(

@@ -691,6 +691,41 @@ def test_pages_forbid_framing_and_sniffing_and_keep_to_https(site: dict[str, Any
     assert plain.status_code == 301 and plain["Location"].startswith("https://")
 
 
+INLINE_CODE = re.compile(
+    r"<script(?![^>]*\bsrc=)(?![^>]*type=\"application/json\")[^>]*>|<style\b|\sstyle=\"|\son[a-z]+=\"",
+    re.IGNORECASE,
+)
+
+
+@pytest.mark.django_db
+def test_pages_have_a_content_security_policy_they_keep_to(site: dict[str, Any]) -> None:
+    """Scripts, styles and sockets only from the site: so no page may carry an inline script,
+    style or event handler (the browser would refuse it), which this checks in the HTML."""
+    client = Client(**HTTPS)
+    client.force_login(site["player"])
+    pages = [
+        "/",
+        "/tables/",
+        "/tables/new/",
+        f"/tables/{site['table'].pk}/",
+        f"/hands/{site['finished'].pk}/",
+        "/ladder/",
+        "/accounts/me/",
+        "/admin/login/",
+    ]
+    for url in pages:
+        response = client.get(url, follow=True)
+        assert response.status_code == 200, url
+        policy = response["Content-Security-Policy"]
+        assert "script-src 'self';" in policy and "style-src 'self';" in policy, url
+        assert "'unsafe-inline'" not in policy and "frame-ancestors 'none'" in policy, url
+        assert INLINE_CODE.findall(response.content.decode()) == [], url
+    # The API's Swagger page loads its own scripts from a CDN: a looser policy for it only.
+    docs = client.get("/api/docs/")
+    assert "https://cdn.jsdelivr.net" in docs["Content-Security-Policy"]
+    assert "cdn.jsdelivr" not in client.get("/api/me/")["Content-Security-Policy"]
+
+
 @pytest.mark.django_db
 def test_cookies_are_secure_http_only_and_same_site(site: dict[str, Any]) -> None:
     site["player"].language = "zh-hans"
