@@ -9,14 +9,19 @@ else the public view), ``table_<id>_public`` (other spectators), ``lobby`` (the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import datetime
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
 LOBBY_GROUP = "lobby"
+logger = logging.getLogger(__name__)
+# What a send to a Redis that is down raises (kombu wraps the broker's in OperationalError).
+SEND_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError, KombuOperationalError)
 
 
 def table_group(table_id: int) -> str:
@@ -53,7 +58,12 @@ def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
             )
         )
 
-    async_to_sync(send_all)()
+    try:
+        async_to_sync(send_all)()
+    except SEND_FAILURES:
+        # Called after the commit: the change stands, only its frames are lost. Every client
+        # hears where the hand is in its next pong and asks for the state (docs/PROTOCOL.md).
+        logger.warning("frames to %s lost: Redis unreachable", [g for g, _ in sends])
 
 
 async def _listened(layer: Any, groups: list[str]) -> list[bool]:
@@ -135,10 +145,17 @@ def chat(table_id: int, payload: dict[str, Any]) -> None:
 def schedule_deadline(hand_id: int, seq: int, deadline: datetime) -> None:
     from games.tasks import hand_deadline
 
-    hand_deadline.apply_async((hand_id, seq), eta=deadline)
+    try:
+        hand_deadline.apply_async((hand_id, seq), eta=deadline)
+    except SEND_FAILURES:
+        # The sweeper sends every overdue deadline again once the broker is back.
+        logger.warning("deadline of hand %s at %s not queued: broker unreachable", hand_id, seq)
 
 
 def schedule_grace(seat_id: int, since: str, grace_s: int) -> None:
     from games.tasks import seat_grace
 
-    seat_grace.apply_async((seat_id, since), countdown=grace_s)
+    try:
+        seat_grace.apply_async((seat_id, since), countdown=grace_s)
+    except SEND_FAILURES:  # the sweeper takes the seats whose grace ran out
+        logger.warning("grace period of seat %s not queued: broker unreachable", seat_id)

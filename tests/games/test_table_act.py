@@ -3,6 +3,8 @@ and the user's seat in the transaction that acts, and refuses anyone but the sea
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from accounts.models import User
@@ -11,6 +13,7 @@ from games.engine import legal_actions
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand
+from shengji_site.embedded import free_port
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db
@@ -79,3 +82,21 @@ def test_another_seats_cards_or_a_stale_seq_are_refused() -> None:
         services.table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq - 1)
     assert refused.value.code == "stale_seq"
     assert fresh(hand).seq == seq
+
+
+def test_a_move_stands_when_its_frames_cannot_reach_redis(
+    settings: Any, django_capture_on_commit_callbacks: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    users = make_users()
+    table = make_table(users[0])
+    hand = deal_and_close(seat_all(table, users))
+    seat, kind, cards, seq = turn(hand)
+    dead = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    layer = settings.CHANNEL_LAYERS["default"]
+    settings.CHANNEL_LAYERS = {"default": {**layer, "CONFIG": {**layer["CONFIG"], "hosts": [dead]}}}
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        services.table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
+    assert callbacks  # the publishing ran, and failed quietly
+    assert "Redis unreachable" in caplog.text
+    assert Action.objects.get(hand=hand, seq=seq).text == f"{kind} {seat} {cards}"
+    assert fresh(hand).seq == seq + 1
