@@ -8,7 +8,7 @@ from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from rest_framework.authtoken.models import TokenProxy
 
-from accounts.forms import ReasonForm
+from accounts.forms import AdminLoginForm, ReasonForm
 from accounts.models import BanRecord, User
 from accounts.services import user_ban, user_unban
 from ladder.errors import ApplicationError
@@ -17,6 +17,8 @@ from ladder.errors import ApplicationError
 # key), and a look at it is enough to act as anyone. Players make and replace their own tokens
 # (/accounts/token/); a ban deletes them. No admin page for them.
 admin.site.unregister(TokenProxy)
+# Locked out after too many failed log-ins (games/ratelimits.py): the admin's form says so.
+admin.site.login_form = AdminLoginForm
 
 
 class BanRecordInline(admin.TabularInline):  # type: ignore[type-arg]

@@ -5,7 +5,9 @@ from typing import Any
 
 from django import forms
 from django.conf import settings
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
 from ladder.errors import ApplicationError
@@ -71,15 +73,26 @@ def too_many_attempts(wait_s: int) -> forms.ValidationError:
     )
 
 
-class LoginForm(AuthenticationForm):
-    """Django's log-in form; a refusal for too many failed tries says so, not "wrong
-    password" (the check itself is in the authentication backend)."""
+class SaysWhenLockedOut:
+    """A log-in form whose refusal for too many failed tries says so, not "wrong password"
+    (the check itself is in the authentication backend, games/ratelimits.py)."""
+
+    request: HttpRequest | None
 
     def clean(self) -> dict[str, Any]:
         try:
-            return super().clean()
+            cleaned: dict[str, Any] = super().clean()  # type: ignore[misc]
+            return cleaned
         except forms.ValidationError:
             wait = getattr(self.request, "login_retry_after", None)
             if wait:
                 raise too_many_attempts(wait) from None
             raise
+
+
+class LoginForm(SaysWhenLockedOut, AuthenticationForm):
+    """Django's log-in form, saying when it is locked out."""
+
+
+class AdminLoginForm(SaysWhenLockedOut, AdminAuthenticationForm):
+    """The admin's log-in form, saying when it is locked out."""

@@ -316,8 +316,9 @@ def test_the_admin_log_in_is_limited_too(login_limits: None) -> None:
     client = Client(REMOTE_ADDR="192.0.2.30", **HTTPS)
     for _ in range(3):
         client.post("/admin/login/", {"username": "boss", "password": "nope"})
-    client.post("/admin/login/", {"username": "boss", "password": PASSWORD})
+    locked = client.post("/admin/login/", {"username": "boss", "password": PASSWORD})
     assert "_auth_user_id" not in client.session
+    assert "Too many attempts: try again in 1 min." in locked.content.decode()
 
 
 @pytest.mark.django_db
