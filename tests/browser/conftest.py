@@ -104,8 +104,16 @@ def site_server(django_db_setup: None, redis_url: str) -> Iterator[str]:
     }
     with log.open("wb") as out:
         process = subprocess.Popen(
-            [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-             "shengji_site.asgi:application"],
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "shengji_site.asgi:application",
+            ],
             cwd=settings.BASE_DIR,
             env=env,
             stdout=out,
@@ -124,9 +132,7 @@ def site_server(django_db_setup: None, redis_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def site(
-    site_server: str, transactional_db: None, celery_worker: object, settings: Any
-) -> str:
+def site(site_server: str, transactional_db: None, celery_worker: object, settings: Any) -> str:
     """The running site with a Celery worker; bots move quickly (the worker reads this)."""
     settings.SHENGJI_BOT_DELAY_MS = BOT_DELAY_MS
     return site_server

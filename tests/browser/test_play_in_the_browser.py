@@ -39,6 +39,13 @@ def new_page(chromium: Any, width: int, height: int, locale: str) -> Any:
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    # The Content-Security-Policy (shengji_site/middleware.py): Chromium reports what it refused.
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(message.text) if "Content Security Policy" in message.text else None
+        ),
+    )
     page.errors = errors
     return page
 
