@@ -552,6 +552,7 @@ class RunningSite:
 
     def __init__(self, url: str) -> None:
         self.base_url = url.rstrip("/")
+        self.env = dict(os.environ)
 
     def ws_url(self, path: str) -> str:
         return self.base_url.replace("http", "ws", 1) + path
@@ -566,18 +567,9 @@ class RunningSite:
         return LiveSite.call(self, function, **kwargs)  # type: ignore[arg-type]
 
     def manage(self, *args: str, timeout: float = 300) -> str:
-        import subprocess
+        from shengji_site.testing.livesite import LiveSite
 
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-4000:]}")
-        return done.stdout
+        return LiveSite.manage(self, *args, timeout=timeout)  # type: ignore[arg-type]
 
 
 class CpuMeter:

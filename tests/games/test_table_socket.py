@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.test import Client
 
 from games import services
 from games.engine import Trump, format_cards, legal_follow, parse_cards, replay
@@ -17,19 +16,11 @@ from games.handstate import action_texts, record_for
 from games.models import Hand, Seat
 from ladder.models import HandSettlement
 from shengji_site.asgi import application
+from shengji_site.testing.fuzz import session_headers
 from tests.games.helpers import make_table, make_users
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 TIMEOUT = 15
-
-
-def session_headers(user: Any | None) -> list[tuple[bytes, bytes]]:
-    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    if user is not None:
-        client = Client()
-        client.force_login(user)
-        headers.append((b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode()))
-    return headers
 
 
 class Peer:
