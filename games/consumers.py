@@ -87,6 +87,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.user = self.scope["user"]
         self.groups_joined: set[str] = set()
         self.watching: int | None = None
+        self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
         presence = await self._presence()
@@ -101,9 +102,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await watch.add(self)
         await self._join(presence)
         if presence.seat is not None:
-            await database_sync_to_async(services.seat_connected)(
-                table_id=self.table_id, user=self.user, channel_name=self.channel_name
-            )
+            await self._register_seat_socket()
         await self._send_state(presence)
 
     async def disconnect(self, code: int) -> None:
@@ -151,7 +150,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await handler(content)
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        await database_sync_to_async(services.connections_touch)(channel_name=self.channel_name)
+        known = await database_sync_to_async(services.connections_touch)(
+            channel_name=self.channel_name
+        )
+        if not known and self.seat_socket:
+            # The sweep forgot this socket while it lived: its player is here. Register it
+            # again, which takes the seat back from the bot as a reconnect would.
+            await self._register_seat_socket()
         await sync_to_async(ratelimits.socket_touch)(**self._socket_key())
         # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
         # that it is behind and asks for the state (docs/PROTOCOL.md).
@@ -203,13 +208,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             index=_int(content, "seat"),
             stake=stake if type(stake) is int else None,
         )
-        await database_sync_to_async(services.seat_connected)(  # this socket is the seat's now
-            table_id=self.table_id, user=self.user, channel_name=self.channel_name
-        )
+        await self._register_seat_socket()  # this socket is the seat's now
 
     async def on_stand(self, content: dict[str, Any]) -> None:
         self._require_login()
         await database_sync_to_async(services.seat_leave)(table_id=self.table_id, user=self.user)
+        self.seat_socket = False
 
     async def on_ready(self, content: dict[str, Any]) -> None:
         self._require_login()
@@ -268,6 +272,14 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json({"type": "chat", "line": event["line"]})
 
     # --- helpers -------------------------------------------------------------------------
+
+    async def _register_seat_socket(self) -> None:
+        """Record this socket as its seated player's (the sweep and the grace period go by
+        these rows); remembered so that a ping can do it again if the sweep forgot it."""
+        await database_sync_to_async(services.seat_connected)(
+            table_id=self.table_id, user=self.user, channel_name=self.channel_name
+        )
+        self.seat_socket = True
 
     def _socket_key(self) -> dict[str, Any]:
         return {"table_id": self.table_id, "owner": self.owner, "channel_name": self.channel_name}

@@ -760,8 +760,10 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
     return True
 
 
-def connections_touch(*, channel_name: str) -> None:
-    SeatConnection.objects.filter(channel_name=channel_name).update(last_seen=db_now())
+def connections_touch(*, channel_name: str) -> bool:
+    """Note a ping; False when the socket has no row: the sweep forgot it while it lived (no
+    ping reached the database for SHENGJI_CONNECTION_TIMEOUT_S, e.g. a stalled server)."""
+    return SeatConnection.objects.filter(channel_name=channel_name).update(last_seen=db_now()) > 0
 
 
 def connections_sweep(*, older_than_s: int) -> int:

@@ -199,6 +199,43 @@ async def test_a_disconnected_player_is_played_by_the_bot_and_takes_the_seat_bac
             await peer.socket.disconnect()
 
 
+async def test_regression_a_live_socket_the_sweep_forgot_left_the_bot_in_the_seat(
+    celery_worker: object,
+) -> None:
+    """A stalled server (a loaded machine) noted no ping for the connection timeout: the sweep
+    forgot the socket though it lived, the grace period ran, the bot took the seat, and the
+    player's pings never registered the socket again. Now the next ping does, and the player
+    has the seat back."""
+    users, table_id = await database_sync_to_async(setup_table)()
+    peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
+    await start_hand(peers, table_id)
+
+    def forget_and_take_over() -> Seat:
+        from games.models import SeatConnection
+
+        row = SeatConnection.objects.get(seat__table_id=table_id, seat__index=1)
+        services.seat_disconnected(channel_name=row.channel_name)  # what the sweep does
+        seat = Seat.objects.get(table_id=table_id, index=1)
+        assert seat.disconnected_at is not None and not seat.connected
+        assert services.seat_takeover(seat_id=seat.pk, since=seat.disconnected_at.isoformat())
+        return Seat.objects.get(pk=seat.pk)
+
+    seat = await database_sync_to_async(forget_and_take_over)()
+    assert seat.bot
+    await peers[1].socket.send_json_to({"type": "ping"})
+    await peers[1].until(lambda f: f["type"] == "pong")
+    seat = await database_sync_to_async(Seat.objects.get)(pk=seat.pk)
+    assert not seat.bot and seat.connected and seat.disconnected_at is None
+    assert await database_sync_to_async(seat.connections.count)() == 1
+    # A spectator's ping registers nothing.
+    watcher = await connect(table_id, None, "spectator")
+    await watcher.socket.send_json_to({"type": "ping"})
+    await watcher.until(lambda f: f["type"] == "pong")
+    assert await database_sync_to_async(seat.connections.count)() == 1
+    for peer in [*peers, watcher]:
+        await peer.socket.disconnect()
+
+
 async def test_bad_messages_get_errors_and_the_socket_lives(celery_worker: object) -> None:
     users, table_id = await database_sync_to_async(setup_table)()
     peer = await connect(table_id, users[0], "seat 0")
