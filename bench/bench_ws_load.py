@@ -76,6 +76,7 @@ class Options:
     jitter: float = 0.5
     echo_seconds: float = 30.0
     procs: int = 1
+    daphnes: int = 1
     client_nice: int = 0
     bids: bool = False
     ramp: float = 5.0
@@ -214,11 +215,20 @@ async def connect_all(sockets: Iterable[Any]) -> list[str]:
     return failed
 
 
-def echo_sockets(ws_base: str, origin: str, count: int, interval: float, jitter: float, seed: int):
+def echo_sockets(
+    ws_bases: list[str], origin: str, count: int, interval: float, jitter: float, seed: int
+):
+    """``count`` echo sockets, spread over the daphnes in turn."""
     rng = random.Random(seed)
     return [
-        EchoSocket(ws_base + "/ws/echo/", origin, interval, jitter, random.Random(rng.random()))
-        for _ in range(count)
+        EchoSocket(
+            ws_bases[i % len(ws_bases)] + "/ws/echo/",
+            origin,
+            interval,
+            jitter,
+            random.Random(rng.random()),
+        )
+        for i in range(count)
     ]
 
 
@@ -227,7 +237,7 @@ async def echo_phase(
 ) -> dict[str, Any]:
     """Phase 1: ``count`` echo sockets alone for ``seconds``."""
     sockets = echo_sockets(
-        job["ws_base"], job["origin"], job["count"], job["interval"], job["jitter"], job["seed"]
+        job["ws_bases"], job["origin"], job["count"], job["interval"], job["jitter"], job["seed"]
     )
     errors = await connect_all(sockets)
     sockets = [s for s in sockets if s.socket is not None]
@@ -288,11 +298,13 @@ def _own_cpu() -> float:
 def seat_clients(
     table: dict[str, Any], job: dict[str, Any], rng: random.Random
 ) -> list[SeatClient]:
-    url = f"{job['ws_base']}/ws/table/{table['id']}/"
+    bases = job["ws_bases"]
     clients = []
-    for person in table["players"]:
+    for index, person in enumerate(table["players"]):
+        # Like a balancer: the sockets take the daphnes in turn, so a table's seats are spread.
+        base = bases[(table["id"] + index) % len(bases)]
         client = SeatClient(
-            url,
+            f"{base}/ws/table/{table['id']}/",
             person["session"],
             job["origin"],
             name=person["username"],
@@ -328,7 +340,7 @@ async def game_phase(
     rng = random.Random(job["seed"])
     tables = [seat_clients(table, job, rng) for table in job["tables"]]
     probes = echo_sockets(
-        job["ws_base"], job["origin"], len(tables), job["think"], job["jitter"], job["seed"] + 1
+        job["ws_bases"], job["origin"], len(tables), job["think"], job["jitter"], job["seed"] + 1
     )
     errors = await connect_all([c for clients in tables for c in clients])
     errors += await connect_all(probes)
@@ -644,7 +656,7 @@ def start_site(options: Options) -> Any:
     from shengji_site.testing.livesite import LiveSite
 
     base = Path(options.base or tempfile.mkdtemp(prefix="shengji-load-"))
-    site = LiveSite(base, env=options.site_env)
+    site = LiveSite(base, env=options.site_env, daphnes=options.daphnes)
     try:
         site.start()
     except BaseException:
@@ -687,7 +699,9 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     tables = make_tables(site, options)
     log(f"{len(tables)} tables ready in {time.monotonic() - started:.1f} s")
     shared = {
-        "ws_base": site.ws_url(""),
+        "ws_bases": [site.ws_url("", i) for i in range(options.daphnes)]
+        if options.daphnes > 1
+        else [site.ws_url("")],
         "origin": site.origin,
         "think": options.think,
         "jitter": options.jitter,
@@ -864,6 +878,7 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--jitter", type=float, default=Options.jitter, help="think × (1 ± jitter), uniform")
     add("--echo-seconds", type=float, default=Options.echo_seconds, help="echo-alone phase")
     add("--procs", type=int, default=Options.procs, help="client processes (0: this one)")
+    add("--daphnes", type=int, default=Options.daphnes, help="daphne processes of the site")
     add("--client-nice", type=int, default=Options.client_nice, help="nice of client processes")
     add("--bids", action="store_true", help="clients bid too (refused bids: bid races)")
     add("--ramp", type=float, default=Options.ramp, help="seconds over which tables start")
@@ -883,6 +898,7 @@ def parse(argv: list[str] | None = None) -> Options:
         jitter=args.jitter,
         echo_seconds=args.echo_seconds,
         procs=args.procs,
+        daphnes=args.daphnes,
         client_nice=args.client_nice,
         bids=args.bids,
         ramp=args.ramp,

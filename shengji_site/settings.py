@@ -129,8 +129,8 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 REDIS_URL = os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
 
 # SHENGJI_CHANNEL_LAYER=pubsub swaps channels-redis' queues and groups kept in Redis for Redis
-# publish/subscribe (groups kept in each server process): several times less CPU per frame
-# (docs/proof/LOAD.md), but no messages kept for a socket that is not reading.
+# publish/subscribe (groups kept in each server process). It measured no faster per move
+# (docs/proof/LOAD.md) and keeps no message for a socket that is not reading.
 CHANNEL_LAYER_BACKENDS = {
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
