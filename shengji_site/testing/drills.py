@@ -494,6 +494,7 @@ AWAY_SEAT = 2  # on daphne0 with one daphne or two
 STALL_SPREAD_S = 2.0
 BACK_WAIT_S = 180.0
 FINISH_WAIT_S = 120.0  # and as much again per hand still to play
+CLOSE_SETTLE_S = 15.0
 
 
 @dataclass
@@ -586,6 +587,25 @@ async def collect(
     return logs, reports
 
 
+def open_sockets(reports: dict[int, dict[str, Any]]) -> int:
+    """Socket rows still in the database (a socket the server has not forgotten)."""
+    return sum(seat["sockets"] for report in reports.values() for seat in report["seats"])
+
+
+async def collect_when_closed(
+    site: LiveSite, tables: list[DrillTable]
+) -> tuple[dict[str, Any], dict[int, dict[str, Any]]]:
+    """``collect`` once the server has handled the last closes: a client's close completes
+    before the server's disconnect handler has deleted the socket's row (up to
+    ``CLOSE_SETTLE_S``; a row left after that is reported as an open socket)."""
+    deadline = time.monotonic() + CLOSE_SETTLE_S
+    logs, reports = await collect(site, tables)
+    while open_sockets(reports) and time.monotonic() < deadline:
+        await asyncio.sleep(1.0)
+        logs, reports = await collect(site, tables)
+    return logs, reports
+
+
 def takeovers(report: dict[str, Any]) -> int:
     """Bot takeovers before the table's last hand ended (after it, the drill's sockets are
     closed and the seats' players are away for good)."""
@@ -640,7 +660,7 @@ async def daphne_kill_drill(
         coming = [s for s in hit if s.come_back]
         await wait_until(everyone_back(coming, killed_at), BACK_WAIT_S, "seats back")
     await finish(runs, hands)
-    logs, reports = await collect(site, drill)
+    logs, reports = await collect_when_closed(site, drill)
     seats = all_seats(drill)
     away_reports = [reports[t.id] for t in drill[:away_tables]]
     return {
@@ -661,7 +681,7 @@ async def daphne_kill_drill(
         "absent_at_end": sum(
             p["absent_at_end"] for r in away_reports for h in r["hands"] for p in h["players"]
         ),
-        "sockets_left_open": sum(s["sockets"] for r in reports.values() for s in r["seats"]),
+        "sockets_left_open": open_sockets(reports),
         "auto_moves": sum(a["auto"] for log in logs.values() for a in log["actions"]),
     }
 
