@@ -29,6 +29,20 @@ PING_EVERY = 20.0  # docs/PROTOCOL.md: a socket not heard from in 90 s is forgot
 ACTING_PHASES = {"bidding", "burying", "playing"}
 
 
+async def open_socket(url: str, origin: str, session: str | None, *, open_timeout: float) -> Any:
+    """A table socket as a browser opens it: the site's Origin and the player's session cookie
+    (none for an anonymous spectator); keep-alive is the protocol's own ``ping``."""
+    headers = {"Cookie": f"sessionid={session}"} if session else {}
+    return await websockets.connect(
+        url,
+        origin=origin,  # type: ignore[arg-type]
+        additional_headers=headers,
+        open_timeout=open_timeout,
+        max_size=2**22,
+        ping_interval=None,
+    )
+
+
 @dataclass
 class Sent:
     kind: str
@@ -72,15 +86,7 @@ class SeatClient:
     _failures: list[BaseException] = field(default_factory=list)
 
     async def connect(self) -> None:
-        headers = {"Cookie": f"sessionid={self.session}"} if self.session else {}
-        self.socket = await websockets.connect(
-            self.url,
-            origin=self.origin,  # type: ignore[arg-type]
-            additional_headers=headers,
-            open_timeout=30,
-            max_size=2**22,
-            ping_interval=None,
-        )
+        self.socket = await open_socket(self.url, self.origin, self.session, open_timeout=30)
 
     async def close(self) -> None:
         if self.socket is not None:

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import redis
-import websockets
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
 from games.bots import choose_action
 from games.engine.rules import preset
+from shengji_site.testing.botclient import open_socket
 from shengji_site.testing.livesite import LiveSite
 
 # Short timings for a drill's site, so a drill takes seconds: a socket not heard from for 15 s
@@ -172,15 +172,7 @@ class DrillSeat:
     # --- connecting ----------------------------------------------------------------------
 
     async def _connect(self) -> None:
-        headers = {"Cookie": f"sessionid={self.session}"} if self.session else {}
-        self.socket = await websockets.connect(
-            self.url,
-            origin=self.origin,  # type: ignore[arg-type]
-            additional_headers=headers,
-            open_timeout=10,
-            max_size=2**22,
-            ping_interval=None,
-        )
+        self.socket = await open_socket(self.url, self.origin, self.session, open_timeout=10)
         self.epoch += 1
 
     async def _reconnect(self, drop: Drop | None) -> None:
