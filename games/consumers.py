@@ -17,7 +17,7 @@ from django.conf import settings
 from games import ratelimits, selectors, services
 from games.errors import ApplicationError
 from games.groupwatch import watch
-from games.realtime import LOBBY_GROUP, public_group, seat_group, table_group, watch_group
+from games.realtime import LOBBY_GROUP, table_group
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -87,6 +87,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.user = self.scope["user"]
         self.groups_joined: set[str] = set()
         self.watching: int | None = None
+        self.presence: selectors.Presence | None = None  # as of the last state sent
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
@@ -258,12 +259,29 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     # --- group events --------------------------------------------------------------------
 
     async def hand_view(self, event: dict[str, Any]) -> None:
-        owner = event.get("for_user")
-        if owner is not None and owner != getattr(self.user, "pk", None):
-            return  # a seat's view sent after this socket's user left the seat
-        await self.send_json(
-            {"type": "view", "hand": event["hand"], "seq": event["seq"], "view": event["view"]}
-        )
+        view = self._view_to_forward(event)
+        if view is not None:
+            await self.send_json(
+                {"type": "view", "hand": event["hand"], "seq": event["seq"], "view": view}
+            )
+
+    def _view_to_forward(self, event: dict[str, Any]) -> dict[str, Any] | None:
+        """The one view of a move this socket may see: its seat's, the watched seat's when its
+        player allows it, else the public one. None when the socket's seat is no longer its
+        user's (a frame sent after the user left the seat: the refresh that follows tells)."""
+        presence = self.presence
+        if presence is None:
+            return None
+        if presence.seat is not None:
+            if event["occupants"][presence.seat] != getattr(self.user, "pk", None):
+                return None
+            view: dict[str, Any] = event["views"][presence.seat]
+            return view
+        if presence.watching is not None and event["watchable"][presence.watching]:
+            watched: dict[str, Any] = event["views"][presence.watching]
+            return watched
+        public: dict[str, Any] = event["public"]
+        return public
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         await self._refresh()
@@ -320,20 +338,13 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self._send_state(presence)
 
     async def _join(self, presence: selectors.Presence) -> None:
-        """Be in exactly the groups this presence may hear: never another seat's."""
-        wanted = {table_group(self.table_id)}
-        if presence.seat is not None:
-            wanted.add(seat_group(self.table_id, presence.seat))
-        elif presence.watching is not None:
-            # Whether the seat's hand is shown is decided for each frame when it is sent.
-            wanted.add(watch_group(self.table_id, presence.watching))
-        else:
-            wanted.add(public_group(self.table_id))
-        for group in self.groups_joined - wanted:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        for group in wanted - self.groups_joined:
+        """Be in the table's group, and remember which view of each move this socket may
+        forward (``hand_view``): never another seat's."""
+        self.presence = presence
+        group = table_group(self.table_id)
+        if group not in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        self.groups_joined = wanted
+            self.groups_joined.add(group)
 
     async def _send_state(self, presence: selectors.Presence) -> None:
         state = await database_sync_to_async(selectors.table_state_for)(presence=presence)

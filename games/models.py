@@ -110,6 +110,11 @@ class Hand(models.Model):
     deal_started_at = models.DateTimeField(null=True, blank=True)
     snapshot = models.JSONField(null=True, blank=True)
     deadline = models.DateTimeField(null=True, blank=True)
+    # The deadline task in flight: the seq it was sent with, and when it is due. A move whose
+    # deadline is no earlier than it sends none (the task sends itself again when it finds the
+    # deadline moved on): one task per clock period, not one per move.
+    timer_seq = models.PositiveIntegerField(null=True, blank=True)
+    timer_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)

@@ -1,9 +1,8 @@
 """What leaves a committed transaction: socket frames to groups, and deadline tasks.
 
-Groups: ``table_<id>`` (everyone at or watching the table: seats, chat, system lines),
-``table_<id>_seat_<n>`` (the sockets of seat n's player: that seat's view only),
-``table_<id>_watch_<n>`` (spectators watching seat n: its view when its player allows it,
-else the public view), ``table_<id>_public`` (other spectators), ``lobby`` (the lobby feed).
+Groups: ``table_<id>`` (every socket at or watching the table: views, chat, system lines,
+table changes; each socket forwards only the view its presence may see) and ``lobby`` (the
+lobby feed). Group messages travel between server processes only, never to a client.
 """
 
 from __future__ import annotations
@@ -26,14 +25,6 @@ SEND_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError, KombuOper
 
 def table_group(table_id: int) -> str:
     return f"table_{table_id}"
-
-
-def seat_group(table_id: int, seat: int) -> str:
-    return f"table_{table_id}_seat_{seat}"
-
-
-def public_group(table_id: int) -> str:
-    return f"table_{table_id}_public"
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
@@ -92,10 +83,6 @@ async def _listened(layer: Any, groups: list[str]) -> list[bool]:
     return listened
 
 
-def watch_group(table_id: int, seat: int) -> str:
-    return f"table_{table_id}_watch_{seat}"
-
-
 def hand_changed(
     table_id: int,
     hand_id: int,
@@ -105,23 +92,28 @@ def hand_changed(
     occupants: list[int | None],
     watchable: list[bool],
 ) -> None:
-    """Each seat its own view, spectators the public one: no frame carries a hidden card.
+    """One message to the table's group carrying every seat's view and the public one; each
+    socket forwards only the one its presence may see (``TableConsumer.hand_view``), so no
+    frame to a client carries a hidden card.
 
-    The audience is fixed here, from the seats as locked in the transaction: a seat's view is
-    marked for its occupant (a socket that is no longer theirs drops it), and spectators
-    watching a seat get its view only if its player allowed it at that moment.
+    One group send is four Redis round trips whatever the audience, and channels-redis packs
+    it once per daphne process: a group per seat cost four times that for every move. The
+    audience is fixed here, from the seats as locked in the transaction: a seat's view goes
+    to its occupant only (a socket that is no longer theirs drops it), and spectators watching
+    a seat get its view only if its player allowed it at that moment.
     """
-    frame = {"type": "hand.view", "hand": hand_id, "seq": seq}
-    sends = [(public_group(table_id), {**frame, "view": public})]
-    for seat, view in enumerate(views):
-        sends.append(
-            (seat_group(table_id, seat), {**frame, "view": view, "for_user": occupants[seat]})
-        )
-        sends.append(
-            (watch_group(table_id, seat), {**frame, "view": view if watchable[seat] else public})
-        )
-    # A socket is in one of these groups only: seat n, watching n, or public.
-    _send_all(sends)
+    _send(
+        table_group(table_id),
+        {
+            "type": "hand.view",
+            "hand": hand_id,
+            "seq": seq,
+            "views": views,
+            "public": public,
+            "occupants": occupants,
+            "watchable": watchable,
+        },
+    )
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 
 
@@ -146,7 +138,7 @@ def schedule_deadline(hand_id: int, seq: int, deadline: datetime) -> None:
     from games.tasks import hand_deadline
 
     try:
-        hand_deadline.apply_async((hand_id, seq), eta=deadline)
+        hand_deadline.apply_async((hand_id, seq, deadline.isoformat()), eta=deadline)
     except SEND_FAILURES:
         # The sweeper sends every overdue deadline again once the broker is back.
         logger.warning("deadline of hand %s at %s not queued: broker unreachable", hand_id, seq)

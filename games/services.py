@@ -15,7 +15,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F, QuerySet
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 
 from accounts.models import User
 from games import ratelimits, realtime
@@ -343,19 +344,26 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
         raise ApplicationError("no_hand")
     seat = _seat_in_hand(hand, user)
     _check_fresh(hand, seq)
-    return _act(hand, _hand_seats(hand), seat, text, seq)
+    return _act(hand, _hand_seats(hand), seat, text, db_now())
 
 
 @transaction.atomic
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
     """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
-    progress, made on the view numbered ``seq``: the socket's path, which finds the hand and
-    the seat in the transaction that acts (the fewest round trips on the busiest path)."""
+    progress, made on the view numbered ``seq``: the socket's path, which finds the hand, the
+    user's seat in it and the database's clock in the statement that locks the hand (the
+    fewest round trips on the busiest path)."""
     table = _lock_table(table_id)
     hand = (
         Hand.objects.select_for_update(of=("self",))
         .select_related("match__table")
         .filter(match__table=table, status=Hand.Status.PLAYING)
+        .annotate(
+            db_now=RawSQL("clock_timestamp()", ()),
+            player_seat=Subquery(
+                HandPlayer.objects.filter(hand=OuterRef("pk"), user_id=user.pk).values("seat")[:1]
+            ),
+        )
         .order_by("-pk")
         .first()
     )
@@ -364,16 +372,16 @@ def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> 
         raise ApplicationError("no_hand" if seated else "not_seated")
     seats = _hand_seats(hand)
     seat = next((s.index for s in seats if user.pk is not None and s.user_id == user.pk), None)
-    if seat is None or _seat_in_hand(hand, user) != seat:
+    if seat is None or hand.player_seat != seat:  # type: ignore[attr-defined]
         raise ApplicationError("not_seated")
     _check_fresh(hand, seq)
-    return _act(hand, seats, seat, f"{kind} {seat} {cards}", seq)
+    now: datetime = hand.db_now  # type: ignore[attr-defined]
+    return _act(hand, seats, seat, f"{kind} {seat} {cards}", now)
 
 
-def _act(hand: Hand, seats: list[Seat], seat: int, text: str, seq: int) -> Hand:
+def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> Hand:
     state = load_state(hand)
     throws_before = len(state.failed_throws)
-    now = db_now()
     logged = _catch_up_deal(hand, state, now)
     if state.phase == BIDDING and hand.deadline is not None and hand.deadline <= now:
         raise ApplicationError("wrong_phase", "the bid window has closed")
@@ -421,25 +429,64 @@ def hand_leave(*, hand_id: int, user: User) -> Hand:
     return hand
 
 
-@transaction.atomic
-def hand_advance(*, hand_id: int, seq: int) -> bool:
-    """The deadline of (hand, seq) has come: the server or the bot moves.
+@dataclasses.dataclass(frozen=True)
+class DeadlineRun:
+    """What a delivery of a deadline task did: moved the hand at ``seq``, sent itself again
+    for a deadline that moved on (``rearmed``), or nothing."""
 
-    Compare-and-set: nothing happens unless the hand is still at ``seq`` and its deadline has
-    passed by the database's clock, so a late, early or repeated task does nothing.
+    outcome: str  # "moved", "rearmed" or "no-op"
+    seq: int
+
+
+def hand_advance(*, hand_id: int, seq: int, due: str | None = None) -> bool:
+    """Whether the deadline task (hand, seq, due) moved the hand (``deadline_run``)."""
+    return deadline_run(hand_id=hand_id, seq=seq, due=due).outcome == "moved"
+
+
+@transaction.atomic
+def deadline_run(*, hand_id: int, seq: int, due: str | None = None) -> DeadlineRun:
+    """A deadline task of (hand, seq) has come: the server or the bot moves.
+
+    Compare-and-set: nothing moves unless the hand's deadline has passed by the database's
+    clock and the task speaks for the hand as it is now (sent at its current seq) or is its
+    timer (``Hand.timer_seq``); a move changes the seq and the timer, so a late, early or
+    repeated task does nothing and each deadline fires once. The timer task (sent with its
+    ``due``) that finds the deadline moved on sends itself again for the new deadline.
     """
-    if not Hand.objects.filter(pk=hand_id, seq=seq, status=Hand.Status.PLAYING).exists():
-        # Nearly every task finds its hand moved on. Seq only grows and a hand never plays
-        # again, so this one can never act: no need to wait for the locks to know it.
-        return False
+    skip = DeadlineRun("no-op", seq)
+    still = Hand.objects.filter(pk=hand_id, status=Hand.Status.PLAYING)
+    if not still.filter(Q(seq=seq) | Q(timer_seq=seq)).exists():
+        # Most tasks that find their hand moved on stop here: seq only grows and a hand never
+        # plays again, so this one can never act. No need to wait for the locks to know it.
+        return skip
     hand = _lock_hand(hand_id)
-    if hand.status != Hand.Status.PLAYING or hand.seq != seq or hand.deadline is None:
-        return False
+    if hand.status != Hand.Status.PLAYING or hand.deadline is None:
+        return skip
+    is_timer = seq == hand.timer_seq and (
+        due is None or hand.timer_at is None or due == hand.timer_at.isoformat()
+    )
+    if seq != hand.seq and not is_timer:
+        return skip
     now = db_now()
     if hand.deadline > now:
-        deadline = hand.deadline
-        transaction.on_commit(lambda: realtime.schedule_deadline(hand_id, seq, deadline))
-        return False
+        return _rearm(hand) if is_timer and due is not None else skip
+    acted_at = hand.seq
+    _advance(hand, now)
+    return DeadlineRun("moved", acted_at)
+
+
+def _rearm(hand: Hand) -> DeadlineRun:
+    assert hand.deadline is not None
+    hand.timer_seq, hand.timer_at = hand.seq, hand.deadline
+    hand.save(update_fields=["timer_seq", "timer_at"])
+    hand_id, seq, due = hand.pk, hand.seq, hand.deadline
+    transaction.on_commit(lambda: realtime.schedule_deadline(hand_id, seq, due))
+    return DeadlineRun("rearmed", seq)
+
+
+def _advance(hand: Hand, now: datetime) -> None:
+    """The deadline's move: the next cards of the deal, the bots' bids and the close of the
+    bidding, or the bot's bury or play for the seat in turn."""
     seats = _hand_seats(hand)
     state = load_state(hand)
     throws_before = len(state.failed_throws)
@@ -461,7 +508,6 @@ def hand_advance(*, hand_id: int, seq: int) -> bool:
     _log_actions(hand, logged)
     _system_lines(hand, state, logged, throws_before)
     _after_change(hand, state, now, seats)
-    return True
 
 
 def _catch_up_deal(
@@ -500,7 +546,6 @@ def _log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None
         ]
     )
     hand.seq = first + len(logged)
-    _count_turns(hand, logged)
 
 
 def _system_lines(
@@ -531,12 +576,18 @@ def system_line(table_id: int, text: str) -> None:
     transaction.on_commit(lambda: realtime.chat(table_id, payload))
 
 
-def _count_turns(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
-    for seat, text, auto in logged:
-        if seat is None or not text.startswith(("play", "bury")):
-            continue
-        HandPlayer.objects.filter(hand=hand, seat=seat).update(
-            turns=F("turns") + 1, auto_turns=F("auto_turns") + int(auto)
+def _count_turns(hand: Hand) -> None:
+    """Each seat's plays (and bury) and how many of them the bot made, from the log, once the
+    hand has ended (the ladder's rating and the replay read them; nothing does before)."""
+    counts = (
+        Action.objects.filter(hand=hand, seat__isnull=False)
+        .filter(Q(text__startswith="play") | Q(text__startswith="bury"))
+        .values("seat")
+        .annotate(turns=Count("pk"), auto_turns=Count("pk", filter=Q(auto=True)))
+    )
+    for row in counts:
+        HandPlayer.objects.filter(hand=hand, seat=row["seat"]).update(
+            turns=row["turns"], auto_turns=row["auto_turns"]
         )
 
 
@@ -563,6 +614,8 @@ HAND_MOVING_FIELDS = [
     "deal_started_at",
     "snapshot",
     "deadline",
+    "timer_seq",
+    "timer_at",
     "status",
     "result",
     "finished_at",
@@ -570,14 +623,16 @@ HAND_MOVING_FIELDS = [
 
 
 def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
-    """Save the hand after its state moved; send views and schedule the deadline on commit."""
+    """Save the hand after its state moved; send views (and a deadline task if one is
+    needed) on commit."""
     if state.phase == FINISHED:
         _finish_hand(hand, state, now, seats)
     else:
         hand.deadline = _next_deadline(hand, state, now, seats)
+    timer = _timer_to_send(hand, now)
     hand.snapshot = public_summary(state, hand.deadline)
     hand.save(update_fields=HAND_MOVING_FIELDS)
-    hand_id, seq, deadline, table_id = hand.pk, hand.seq, hand.deadline, hand.match.table_id
+    hand_id, seq, table_id = hand.pk, hand.seq, hand.match.table_id
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = state.view_public()
     occupants = [seat.user_id for seat in seats]
@@ -588,10 +643,28 @@ def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]
 
         remember_state(hand_id, state)
         realtime.hand_changed(table_id, hand_id, seq, views, public, occupants, watchable)
-        if deadline is not None:
-            realtime.schedule_deadline(hand_id, seq, deadline)
+        if timer is not None:
+            realtime.schedule_deadline(hand_id, *timer)
 
     transaction.on_commit(publish)
+
+
+def _timer_to_send(hand: Hand, now: datetime) -> tuple[int, datetime] | None:
+    """The deadline task this change must send, as (seq, due), or None when the task in
+    flight is due no later than the new deadline and has not come yet: it will find the
+    deadline moved on and send itself again for it (``deadline_run``). A player's move moves
+    the deadline later, so a table sends one task per clock period instead of one per move.
+
+    A task past its due time may be running now, or lost (the sweeper sends lost ones): a new
+    one is sent, and the old one, no longer the timer, does nothing when it runs."""
+    if hand.deadline is None:
+        hand.timer_seq = hand.timer_at = None
+        return None
+    pending = hand.timer_at
+    if hand.timer_seq is not None and pending is not None and now <= pending <= hand.deadline:
+        return None
+    hand.timer_seq, hand.timer_at = hand.seq, hand.deadline
+    return hand.seq, hand.deadline
 
 
 def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
@@ -603,6 +676,7 @@ def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat])
     hand.deadline = None
     hand.snapshot = public_summary(state, None)
     hand.save(update_fields=HAND_MOVING_FIELDS)  # settlement reads the finished row
+    _count_turns(hand)
     absent = _mark_absent_players(hand, seats, result.escaper)
     _update_match(hand.match, result.to_dict(), now, ended=absent)
     _settle(hand)
@@ -841,6 +915,7 @@ def table_close(*, table_id: int, actor: User, reason: str = "") -> Table:
         hand.finished_at = now
         hand.deadline = None
         hand.save()
+        _count_turns(hand)
     table.matches.filter(ended_at__isnull=True).update(ended_at=now)
     table.status = Table.Status.CLOSED
     table.save(update_fields=["status"])

@@ -17,12 +17,14 @@ RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": 0.2, "max_retrie
 
 
 @shared_task(ignore_result=True, **RETRY)
-def hand_deadline(hand_id: int, seq: int) -> bool:
-    """The deadline of (hand, seq): acts only if the hand has not moved and the time has come."""
-    moved = services.hand_advance(hand_id=hand_id, seq=seq)
-    # One line per delivery: the fault drills count how often a deadline ran, and moved.
-    logger.info("deadline hand=%s seq=%s %s", hand_id, seq, "moved" if moved else "no-op")
-    return moved
+def hand_deadline(hand_id: int, seq: int, due: str | None = None) -> bool:
+    """The deadline task of (hand, seq): acts only if the time has come and the hand has not
+    moved on; the hand's timer task sends itself again when the deadline moved on."""
+    run = services.deadline_run(hand_id=hand_id, seq=seq, due=due)
+    # One line per delivery, with the seq the hand moved at: the fault drills count how often
+    # a deadline ran, and moved.
+    logger.info("deadline hand=%s seq=%s %s", hand_id, run.seq, run.outcome)
+    return run.outcome == "moved"
 
 
 @shared_task(ignore_result=True, **RETRY)

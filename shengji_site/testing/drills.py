@@ -824,7 +824,7 @@ def deadline_samples(
     return samples
 
 
-DEADLINE_LINE = re.compile(r"deadline hand=(\d+) seq=(\d+) (moved|no-op)")
+DEADLINE_LINE = re.compile(r"deadline hand=(\d+) seq=(\d+) (moved|rearmed|no-op)")
 LINE_WAIT_S = 30.0
 
 
