@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
@@ -88,6 +89,10 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.groups_joined: set[str] = set()
         self.watching: int | None = None
         self.presence: selectors.Presence | None = None  # as of the last state sent
+        self.refresh_wanted = False
+        self.refresh_task: asyncio.Task[None] | None = None
+        self.held: list[dict[str, Any]] | None = None  # views that came during a refresh
+        self.state_at: tuple[int, int] = (-1, -1)  # (hand, seq) of the last state sent
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
@@ -108,6 +113,9 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def disconnect(self, code: int) -> None:
         watch.discard(self)
+        task = getattr(self, "refresh_task", None)
+        if task is not None:
+            task.cancel()
         for group in getattr(self, "groups_joined", set()):
             await self.channel_layer.group_discard(group, self.channel_name)
         if getattr(self, "table_id", None) is not None:
@@ -166,7 +174,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json({"type": "pong", **position})
 
     async def on_state(self, content: dict[str, Any]) -> None:
-        await self._refresh()
+        self._want_refresh()
 
     async def on_bid(self, content: dict[str, Any]) -> None:
         await self._act(content, "bid", _cards(content))
@@ -241,7 +249,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
             raise ApplicationError("invalid_seat")
         self.watching = seat
-        await self._refresh()
+        self._want_refresh()
 
     async def on_show_hand(self, content: dict[str, Any]) -> None:
         self._require_login()
@@ -259,6 +267,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
     # --- group events --------------------------------------------------------------------
 
     async def hand_view(self, event: dict[str, Any]) -> None:
+        if self.held is not None:  # a state is being read: it may be older than this view
+            self.held.append(event)
+            return
+        await self._forward_view(event)
+
+    async def _forward_view(self, event: dict[str, Any]) -> None:
         view = self._view_to_forward(event)
         if view is not None:
             await self.send_json(
@@ -284,7 +298,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         return public
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        await self._refresh()
+        self._want_refresh()
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         await self.send_json({"type": "chat", "line": event["line"]})
@@ -329,13 +343,49 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             raise ApplicationError("no_hand")
         return hand
 
-    async def _refresh(self) -> None:
-        presence = await self._presence()
-        if presence is None:
+    def _want_refresh(self) -> None:
+        """Send a fresh ``state`` soon. Changes that come while one is being read are met by
+        one more read after it, not one each: the start of a hand (four readies, the deal)
+        would otherwise make every socket at the table read its whole state five times."""
+        self.refresh_wanted = True
+        if self.refresh_task is None or self.refresh_task.done():
+            self.refresh_task = asyncio.ensure_future(self._refresh_while_wanted())
+
+    async def _refresh_while_wanted(self) -> None:
+        self.held = []
+        try:
+            while self.refresh_wanted:
+                self.refresh_wanted = False
+                try:
+                    if not await self._refresh():
+                        return
+                except Exception:  # the socket outlives a failed refresh; the next retries
+                    logger.exception("table socket refresh failed")
+                await self._send_held()
+        finally:
+            self.held = None  # no await after the loop's last check: a change then starts anew
+
+    async def _send_held(self) -> None:
+        """The views that came while the state was read, in order, but those it holds."""
+        held = self.held
+        assert held is not None
+        while held:  # views coming meanwhile are held too, behind these
+            event = held.pop(0)
+            if (event["hand"], event["seq"]) > self.state_at:
+                await self._forward_view(event)
+
+    async def _refresh(self) -> bool:
+        """Send this socket its state; False when the table is gone (the socket is closed)."""
+        found = await database_sync_to_async(selectors.presence_and_state)(
+            table_id=self.table_id, user=self.user, watching=self.watching
+        )
+        if found is None:
             await self.close(code=4404)
-            return
+            return False
+        presence, state = found
         await self._join(presence)
-        await self._send_state(presence)
+        await self._send(state)
+        return True
 
     async def _join(self, presence: selectors.Presence) -> None:
         """Be in the table's group, and remember which view of each move this socket may
@@ -347,7 +397,11 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
             self.groups_joined.add(group)
 
     async def _send_state(self, presence: selectors.Presence) -> None:
-        state = await database_sync_to_async(selectors.table_state_for)(presence=presence)
+        await self._send(await database_sync_to_async(selectors.table_state_for)(presence=presence))
+
+    async def _send(self, state: dict[str, Any]) -> None:
+        hand = state["hand"]
+        self.state_at = (-1, -1) if hand is None else (hand["id"], hand["seq"])
         await self.send_json(state)
 
 
@@ -362,6 +416,9 @@ class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
 
     async def disconnect(self, code: int) -> None:
         watch.discard(self)
+        task = getattr(self, "refresh_task", None)
+        if task is not None:
+            task.cancel()
         await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

@@ -129,6 +129,15 @@ def table_state_for(*, presence: Presence) -> dict[str, Any]:
     }
 
 
+def presence_and_state(
+    *, table_id: int, user: User, watching: int | None = None
+) -> tuple[Presence, dict[str, Any]] | None:
+    """A socket's presence and its ``state`` frame in one call (one trip to a database
+    thread); None when the table is gone."""
+    presence = presence_get(table_id=table_id, user=user, watching=watching)
+    return None if presence is None else (presence, table_state_for(presence=presence))
+
+
 def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
     tables = Table.objects.exclude(status=Table.Status.CLOSED).order_by("-created_at")[:limit]
     seats: dict[int, list[dict[str, Any]]] = {}
