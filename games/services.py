@@ -15,8 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
-from django.db.models.expressions import RawSQL
+from django.db.models import Count, Q, QuerySet
 
 from accounts.models import User
 from games import ratelimits, realtime
@@ -96,15 +95,48 @@ def table_create(
     return table
 
 
+def _quoted(model: type[Any]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# The busiest statements, written out: the ORM's building of a query costs more CPU than the
+# database's answering of these (docs/proof/LOAD.md). Each locks what it reads.
+_TABLE_LOCK = f"SELECT * FROM {_quoted(Table)} WHERE id = %s FOR UPDATE"
+_SEATS_LOCK = f'SELECT * FROM {_quoted(Seat)} WHERE table_id = %s ORDER BY "index" FOR UPDATE'
+_PLAYING_HAND_LOCK = f"""
+    SELECT h.*, clock_timestamp() AS db_now,
+        (SELECT p.seat FROM {_quoted(HandPlayer)} p WHERE p.hand_id = h.id AND p.user_id = %s)
+            AS player_seat
+    FROM {_quoted(Hand)} h JOIN {_quoted(Match)} m ON m.id = h.match_id
+    WHERE m.table_id = %s AND h.status = %s
+    ORDER BY h.id DESC LIMIT 1
+    FOR UPDATE OF h
+"""
+
+
 def _lock_table(table_id: int) -> Table:
-    try:
-        return Table.objects.select_for_update().get(pk=table_id)
-    except Table.DoesNotExist:
-        raise ApplicationError("not_found") from None
+    found = list(Table.objects.raw(_TABLE_LOCK, [table_id]))
+    if not found:
+        raise ApplicationError("not_found")
+    return found[0]
 
 
 def _locked_seats(table: Table) -> list[Seat]:
-    return list(Seat.objects.select_for_update().filter(table=table).order_by("index"))
+    return list(Seat.objects.raw(_SEATS_LOCK, [table.pk]))
+
+
+def _lock_playing_hand(table: Table, user: User) -> Hand | None:
+    """The table's hand in progress, locked, with the database's clock (``db_now``) and the
+    user's seat in that hand (``player_seat``, None if not a player of it). Its match holds
+    only its table until a field is read (``_update_match`` saves only the fields it sets)."""
+    found = list(Hand.objects.raw(_PLAYING_HAND_LOCK, [user.pk, table.pk, Hand.Status.PLAYING]))
+    if not found:
+        return None
+    hand = found[0]
+    match = Match.from_db(connection.alias, ["id", "table_id"], [hand.match_id, table.pk])
+    match.table = table
+    hand.match = match
+    return hand
 
 
 def current_hand(table: Table) -> Hand | None:
@@ -312,9 +344,7 @@ def _lock_hand(hand_id: int) -> Hand:
 
 
 def _hand_seats(hand: Hand) -> list[Seat]:
-    return list(
-        Seat.objects.select_for_update().filter(table_id=hand.match.table_id).order_by("index")
-    )
+    return list(Seat.objects.raw(_SEATS_LOCK, [hand.match.table_id]))
 
 
 def _seat_in_hand(hand: Hand, user: User) -> int:
@@ -354,19 +384,7 @@ def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> 
     user's seat in it and the database's clock in the statement that locks the hand (the
     fewest round trips on the busiest path)."""
     table = _lock_table(table_id)
-    hand = (
-        Hand.objects.select_for_update(of=("self",))
-        .select_related("match__table")
-        .filter(match__table=table, status=Hand.Status.PLAYING)
-        .annotate(
-            db_now=RawSQL("clock_timestamp()", ()),
-            player_seat=Subquery(
-                HandPlayer.objects.filter(hand=OuterRef("pk"), user_id=user.pk).values("seat")[:1]
-            ),
-        )
-        .order_by("-pk")
-        .first()
-    )
+    hand = _lock_playing_hand(table, user)
     if hand is None:
         seated = user.pk is not None and table.seats.filter(user=user).exists()
         raise ApplicationError("no_hand" if seated else "not_seated")
