@@ -117,6 +117,8 @@ class Hand(models.Model):
     timer_at = models.DateTimeField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     result = models.JSONField(null=True, blank=True)
+    # Ended, not yet settled and its table not yet opened (services.hand_wrap_up).
+    awaiting_wrap_up = models.BooleanField(default=False)
     started_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
@@ -127,6 +129,11 @@ class Hand(models.Model):
         indexes = [
             models.Index(fields=["status", "deadline"]),
             models.Index(fields=["-finished_at"]),
+            models.Index(
+                fields=["awaiting_wrap_up"],
+                condition=models.Q(awaiting_wrap_up=True),
+                name="hand_awaiting_wrap_up",
+            ),
         ]
 
     def __str__(self) -> str:

@@ -8,6 +8,7 @@ action is already in the database.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import math
 import secrets
 from datetime import datetime, timedelta
@@ -36,6 +37,7 @@ from games.models import (
     Table,
 )
 
+logger = logging.getLogger(__name__)
 SEATS = 4
 DRAWS = 100
 DRAW_BATCH = 5  # draws applied per deadline during the deal: a frame every 5 cards
@@ -139,6 +141,11 @@ def _lock_playing_hand(table: Table, user: User) -> Hand | None:
     return hand
 
 
+def _hand_on(table: Table) -> bool:
+    """A hand is in progress, or has ended and is not yet wrapped up (``hand_wrap_up``)."""
+    return table.status == Table.Status.PLAYING or current_hand(table) is not None
+
+
 def current_hand(table: Table) -> Hand | None:
     return (
         Hand.objects.filter(match__table=table, status=Hand.Status.PLAYING).order_by("-pk").first()
@@ -164,7 +171,7 @@ def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None
     if any(s.user_id == user.pk for s in seats):
         raise ApplicationError("already_seated")
     seat = seats[index]
-    if seat.user_id is not None or seat.bot or current_hand(table) is not None:
+    if seat.user_id is not None or seat.bot or _hand_on(table):
         raise ApplicationError("seat_taken")
     if user_balance(user) < table.min_balance:
         raise ApplicationError("insufficient_balance")
@@ -187,7 +194,7 @@ def seat_leave(*, table_id: int, user: User) -> None:
     """Stand up between hands (leaving during a hand is an escape: ``hand_leave``)."""
     table = _lock_table(table_id)
     seat = _seat_of_user(table, user)
-    if current_hand(table) is not None:
+    if _hand_on(table):
         raise ApplicationError("hand_in_progress")
     _free_seat(seat)
     _table_changed(table, f"{user} leaves seat {seat.index}")
@@ -207,7 +214,7 @@ def seat_fill_bot(*, table_id: int, user: User, index: int) -> Seat:
     if table.creator_id != user.pk and all(s.user_id != user.pk for s in seats):
         raise ApplicationError("not_allowed")
     seat = seats[index]
-    if seat.user_id is not None or seat.bot or current_hand(table) is not None:
+    if seat.user_id is not None or seat.bot or _hand_on(table):
         raise ApplicationError("seat_taken")
     seat.bot = True
     seat.ready = True
@@ -266,7 +273,7 @@ def _start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
     humans = any(s.user_id is not None for s in seats)
     if not (seated and humans) or not all(s.ready for s in seats):
         return None
-    if current_hand(table) is not None:
+    if _hand_on(table):
         return None
     return _hand_start(table, seats)
 
@@ -366,8 +373,13 @@ def _check_fresh(hand: Hand, seq: int) -> None:
         raise ApplicationError("stale_seq")
 
 
-@transaction.atomic
 def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
+    """Apply one action of the user's seat, made on the view numbered ``seq``."""
+    return _wrapped_up(_hand_act(hand_id=hand_id, user=user, text=text, seq=seq))
+
+
+@transaction.atomic
+def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
     """Apply one action of the user's seat, made on the view numbered ``seq``."""
     hand = _lock_hand(hand_id)
     if hand.status != Hand.Status.PLAYING:
@@ -377,8 +389,14 @@ def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
     return _act(hand, _hand_seats(hand), seat, text, db_now())
 
 
-@transaction.atomic
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
+    """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
+    progress, made on the view numbered ``seq`` (the socket's path)."""
+    return _wrapped_up(_table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq))
+
+
+@transaction.atomic
+def _table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
     """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
     progress, made on the view numbered ``seq``: the socket's path, which finds the hand, the
     user's seat in it and the database's clock in the statement that locks the hand (the
@@ -429,8 +447,13 @@ def hand_check(*, hand_id: int, user: User, text: str) -> None:
         raise ApplicationError.from_engine(error) from None
 
 
-@transaction.atomic
 def hand_leave(*, hand_id: int, user: User) -> Hand:
+    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    return _wrapped_up(_hand_leave(hand_id=hand_id, user=user))
+
+
+@transaction.atomic
+def _hand_leave(*, hand_id: int, user: User) -> Hand:
     """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
     hand = _lock_hand(hand_id)
     if hand.status != Hand.Status.PLAYING:
@@ -461,8 +484,18 @@ def hand_advance(*, hand_id: int, seq: int, due: str | None = None) -> bool:
     return deadline_run(hand_id=hand_id, seq=seq, due=due).outcome == "moved"
 
 
-@transaction.atomic
 def deadline_run(*, hand_id: int, seq: int, due: str | None = None) -> DeadlineRun:
+    """A deadline task of (hand, seq) has come (``_deadline_run``); a hand it ended is then
+    wrapped up."""
+    run, hand = _deadline_run(hand_id=hand_id, seq=seq, due=due)
+    _wrapped_up(hand)
+    return run
+
+
+@transaction.atomic
+def _deadline_run(
+    *, hand_id: int, seq: int, due: str | None = None
+) -> tuple[DeadlineRun, Hand | None]:
     """A deadline task of (hand, seq) has come: the server or the bot moves.
 
     Compare-and-set: nothing moves unless the hand's deadline has passed by the database's
@@ -476,21 +509,21 @@ def deadline_run(*, hand_id: int, seq: int, due: str | None = None) -> DeadlineR
     if not still.filter(Q(seq=seq) | Q(timer_seq=seq)).exists():
         # Most tasks that find their hand moved on stop here: seq only grows and a hand never
         # plays again, so this one can never act. No need to wait for the locks to know it.
-        return skip
+        return skip, None
     hand = _lock_hand(hand_id)
     if hand.status != Hand.Status.PLAYING or hand.deadline is None:
-        return skip
+        return skip, None
     is_timer = seq == hand.timer_seq and (
         due is None or hand.timer_at is None or due == hand.timer_at.isoformat()
     )
     if seq != hand.seq and not is_timer:
-        return skip
+        return skip, None
     now = db_now()
     if hand.deadline > now:
-        return _rearm(hand) if is_timer and due is not None else skip
+        return (_rearm(hand) if is_timer and due is not None else skip), None
     acted_at = hand.seq
     _advance(hand, now)
-    return DeadlineRun("moved", acted_at)
+    return DeadlineRun("moved", acted_at), hand
 
 
 def _rearm(hand: Hand) -> DeadlineRun:
@@ -637,6 +670,7 @@ HAND_MOVING_FIELDS = [
     "status",
     "result",
     "finished_at",
+    "awaiting_wrap_up",
 ]
 
 
@@ -644,7 +678,7 @@ def _after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]
     """Save the hand after its state moved; send views (and a deadline task if one is
     needed) on commit."""
     if state.phase == FINISHED:
-        _finish_hand(hand, state, now, seats)
+        _finish_hand(hand, state, now)
     else:
         hand.deadline = _next_deadline(hand, state, now, seats)
     timer = _timer_to_send(hand, now)
@@ -685,24 +719,60 @@ def _timer_to_send(hand: Hand, now: datetime) -> tuple[int, datetime] | None:
     return hand.seq, hand.deadline
 
 
-def _finish_hand(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
+def _finish_hand(hand: Hand, state: HandState, now: datetime) -> None:
+    """The hand's last move: its result. The rest (settlement, match, seats, the table) is
+    ``hand_wrap_up``'s, in a transaction of its own right after this one commits, so the last
+    move's views go out as fast as any other's."""
     result = state.result
     assert result is not None
     hand.result = result.to_dict()
     hand.status = Hand.Status.ESCAPED if result.escaper is not None else Hand.Status.FINISHED
     hand.finished_at = now
     hand.deadline = None
-    hand.snapshot = public_summary(state, None)
-    hand.save(update_fields=HAND_MOVING_FIELDS)  # settlement reads the finished row
+    hand.awaiting_wrap_up = True
+
+
+def _wrapped_up(hand: Hand | None) -> Hand | None:
+    """After the transaction that ended ``hand`` (its views were sent on its commit): wrap it
+    up. A failure leaves it to the sweeper, which wraps up every hand still waiting; the move
+    itself stands."""
+    if hand is not None and hand.awaiting_wrap_up:
+        try:
+            hand_wrap_up(hand_id=hand.pk)
+        except Exception:
+            logger.exception("wrapping up hand %s failed: the sweeper will", hand.pk)
+    return hand
+
+
+@transaction.atomic
+def hand_wrap_up(*, hand_id: int) -> bool:
+    """Settle an ended hand and ready its table for the next (RULES.md §6, §7): the players'
+    turns, who was away, the match's levels and dealer, the ladder, the seats of escapers and
+    absentees, the table open again. Once only: False if already done."""
+    hand = _lock_hand(hand_id)
+    if not hand.awaiting_wrap_up:
+        return False
+    seats = _hand_seats(hand)
+    result = hand.result
+    assert result is not None and hand.finished_at is not None
     _count_turns(hand)
-    absent = _mark_absent_players(hand, seats, result.escaper)
-    _update_match(hand.match, result.to_dict(), now, ended=absent)
+    absent = _mark_absent_players(hand, seats, result["escaper"])
+    _update_match(hand.match, result, hand.finished_at, ended=absent)
     _settle(hand)
     table = hand.match.table
-    table.status = Table.Status.OPEN
-    table.save(update_fields=["status"])
-    _seats_after_hand(hand, seats, result.escaper)
-    _table_changed(table, _result_line(hand, result.to_dict()))
+    if table.status == Table.Status.PLAYING:  # not closed by an admin meanwhile
+        table.status = Table.Status.OPEN
+        table.save(update_fields=["status"])
+    _seats_after_hand(hand, seats, result["escaper"])
+    hand.awaiting_wrap_up = False
+    hand.save(update_fields=["awaiting_wrap_up"])
+    _table_changed(table, _result_line(hand, result))
+    return True
+
+
+def hands_awaiting_wrap_up() -> list[int]:
+    """Ended hands whose wrap-up failed or never ran (a process died in between)."""
+    return list(Hand.objects.filter(awaiting_wrap_up=True).values_list("pk", flat=True))
 
 
 def _seats_after_hand(hand: Hand, seats: list[Seat], escaper: int | None) -> None:

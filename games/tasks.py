@@ -41,6 +41,11 @@ def sweep() -> int:
     late = settings.SHENGJI_DISCONNECT_GRACE_S + 1  # the grace task itself usually comes first
     for seat_id, since in services.seats_takeover_overdue(grace_s=late):
         seat_grace.delay(seat_id, since)
+    for hand_id in services.hands_awaiting_wrap_up():
+        try:
+            services.hand_wrap_up(hand_id=hand_id)
+        except Exception:  # one hand's failure must not stop the sweep of the others
+            logger.exception("wrapping up hand %s failed", hand_id)
     overdue = list(services.hands_overdue().values_list("pk", "seq"))
     for hand_id, seq in overdue:
         hand_deadline.delay(hand_id, seq)

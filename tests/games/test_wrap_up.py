@@ -1,0 +1,102 @@
+"""The end of a hand in two steps (services.hand_wrap_up): the last move commits and its views
+go out; the settlement, the match, the seats and the table follow in a transaction of their
+own. A wrap-up that never ran (a process died in between) is done by the sweeper, once; until
+then the table does not start another hand."""
+
+from __future__ import annotations
+
+import pytest
+
+from accounts.models import User
+from games import services
+from games.engine import legal_actions
+from games.handstate import load_state
+from games.models import Hand, HandPlayer, Table
+from games.tasks import sweep
+from ladder.models import HandSettlement, LedgerEntry
+from tests.games.helpers import (
+    act_as_bot_would,
+    deal_and_close,
+    fresh,
+    make_table,
+    make_users,
+    seat_all,
+)
+
+pytestmark = pytest.mark.django_db
+
+
+def to_the_last_move(users: list[User]) -> Hand:
+    hand = deal_and_close(seat_all(make_table(users[0]), users))
+    while sum(len(cards) for cards in load_state(fresh(hand)).hands) > 1:
+        act_as_bot_would(hand, users)
+    return fresh(hand)
+
+
+def last_move_without_wrap_up(hand: Hand, users: list[User]) -> Hand:
+    """The last move's own transaction only, as if the process died right after its commit."""
+    state = load_state(hand)
+    seat = state.to_act
+    assert seat is not None
+    text = str(legal_actions(state, seat)[0])
+    return services._hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
+
+
+def test_the_last_move_wraps_the_hand_up_right_after() -> None:
+    users = make_users()
+    hand = to_the_last_move(users)
+    act_as_bot_would(hand, users)
+    ended = fresh(hand)
+    assert ended.status == Hand.Status.FINISHED and not ended.awaiting_wrap_up
+    assert HandSettlement.objects.filter(hand=hand).exists()
+    assert sum(p.turns for p in HandPlayer.objects.filter(hand=hand)) == 100 + 1
+    assert Table.objects.get(pk=hand.match.table_id).status == Table.Status.OPEN
+    assert services.hand_wrap_up(hand_id=hand.pk) is False  # once only
+    assert HandSettlement.objects.filter(hand=hand).count() == 1
+
+
+def test_a_hand_whose_wrap_up_never_ran_holds_its_table_until_the_sweeper_wraps_it_up() -> None:
+    users = make_users()
+    hand = to_the_last_move(users)
+    ended = last_move_without_wrap_up(hand, users)
+    assert ended.status == Hand.Status.FINISHED and fresh(ended).awaiting_wrap_up
+    assert not HandSettlement.objects.filter(hand=hand).exists()
+    table_id = hand.match.table_id
+    assert Table.objects.get(pk=table_id).status == Table.Status.PLAYING
+    # Ready again before the wrap-up: no hand starts (the match's levels are not yet moved).
+    for user in users:
+        assert services.seat_ready(table_id=table_id, user=user) is None
+    with pytest.raises(services.ApplicationError) as refused:
+        services.seat_leave(table_id=table_id, user=users[0])
+    assert refused.value.code == "hand_in_progress"
+
+    sweep()
+    wrapped = fresh(hand)
+    assert not wrapped.awaiting_wrap_up
+    assert HandSettlement.objects.filter(hand=hand).count() == 1
+    assert LedgerEntry.objects.filter(hand=hand).count() >= 4
+    assert Table.objects.get(pk=table_id).status == Table.Status.OPEN
+    match = wrapped.match
+    match.refresh_from_db()
+    assert match.levels == wrapped.result["levels_after"]
+    sweep()  # nothing left to wrap up: nothing settles twice
+    assert HandSettlement.objects.filter(hand=hand).count() == 1
+    # The next hand starts once the four are ready again.
+    started = None
+    for user in users:
+        started = services.seat_ready(table_id=table_id, user=user) or started
+    assert started is not None and started.number == hand.number + 1
+    assert started.levels == wrapped.result["levels_after"]
+
+
+def test_a_table_closed_before_the_wrap_up_stays_closed_and_the_hand_is_still_settled() -> None:
+    users = make_users()
+    hand = to_the_last_move(users)
+    last_move_without_wrap_up(hand, users)
+    table_id = hand.match.table_id
+    admin = User.objects.create_superuser("admin", password="pw-long-enough-1")
+    services.table_close(table_id=table_id, actor=admin, reason="test")
+    assert services.hand_wrap_up(hand_id=hand.pk) is True
+    assert fresh(hand).status == Hand.Status.FINISHED  # ended before the close: not void
+    assert HandSettlement.objects.filter(hand=hand).exists()
+    assert Table.objects.get(pk=table_id).status == Table.Status.CLOSED
