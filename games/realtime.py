@@ -151,3 +151,12 @@ def schedule_grace(seat_id: int, since: str, grace_s: int) -> None:
         seat_grace.apply_async((seat_id, since), countdown=grace_s)
     except SEND_FAILURES:  # the sweeper takes the seats whose grace ran out
         logger.warning("grace period of seat %s not queued: broker unreachable", seat_id)
+
+
+def schedule_wrap_up(hand_id: int) -> None:
+    from games.tasks import hand_wrap_up
+
+    try:
+        hand_wrap_up.delay(hand_id)
+    except SEND_FAILURES:  # the sweeper wraps up every hand still waiting
+        logger.warning("wrap-up of hand %s not queued: broker unreachable", hand_id)

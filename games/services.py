@@ -392,7 +392,13 @@ def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
     """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
     progress, made on the view numbered ``seq`` (the socket's path)."""
-    return _wrapped_up(_table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq))
+    hand = _table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq)
+    if hand.awaiting_wrap_up:
+        # In the worker, not here: the settlement's tens of milliseconds of Python would hold
+        # the interpreter lock that every socket of this server process waits for.
+        hand_id = hand.pk
+        transaction.on_commit(lambda: realtime.schedule_wrap_up(hand_id))
+    return hand
 
 
 @transaction.atomic

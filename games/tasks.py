@@ -28,6 +28,12 @@ def hand_deadline(hand_id: int, seq: int, due: str | None = None) -> bool:
 
 
 @shared_task(ignore_result=True, **RETRY)
+def hand_wrap_up(hand_id: int) -> bool:
+    """Settle an ended hand and open its table again (once: a repeat does nothing)."""
+    return services.hand_wrap_up(hand_id=hand_id)
+
+
+@shared_task(ignore_result=True, **RETRY)
 def seat_grace(seat_id: int, since: str) -> bool:
     """A disconnected player's grace period ended: the bot takes the seat if still away."""
     return services.seat_takeover(seat_id=seat_id, since=since)

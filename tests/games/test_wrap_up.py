@@ -5,6 +5,8 @@ then the table does not start another hand."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from accounts.models import User
@@ -100,3 +102,25 @@ def test_a_table_closed_before_the_wrap_up_stays_closed_and_the_hand_is_still_se
     assert fresh(hand).status == Hand.Status.FINISHED  # ended before the close: not void
     assert HandSettlement.objects.filter(hand=hand).exists()
     assert Table.objects.get(pk=table_id).status == Table.Status.CLOSED
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_hand_ended_through_the_socket_is_wrapped_up_by_the_worker(
+    celery_worker: object,
+) -> None:
+    users = make_users()
+    hand = to_the_last_move(users)
+    state = load_state(hand)
+    seat = state.to_act
+    assert seat is not None
+    _kind, _seat, cards = str(legal_actions(state, seat)[0]).split(" ", 2)
+    ended = services.table_act(
+        table_id=hand.match.table_id, user=users[seat], kind="play", cards=cards, seq=hand.seq
+    )
+    assert ended.status == Hand.Status.FINISHED
+    waited = time.monotonic() + 20
+    while fresh(hand).awaiting_wrap_up:
+        assert time.monotonic() < waited, "the worker never wrapped the hand up"
+        time.sleep(0.05)
+    assert HandSettlement.objects.filter(hand=hand).count() == 1
+    assert Table.objects.get(pk=hand.match.table_id).status == Table.Status.OPEN
