@@ -174,7 +174,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json({"type": "pong", **position})
 
     async def on_state(self, content: dict[str, Any]) -> None:
-        self._want_refresh()
+        await self._refresh_now()
 
     async def on_bid(self, content: dict[str, Any]) -> None:
         await self._act(content, "bid", _cards(content))
@@ -249,7 +249,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
             raise ApplicationError("invalid_seat")
         self.watching = seat
-        self._want_refresh()
+        await self._refresh_now()
 
     async def on_show_hand(self, content: dict[str, Any]) -> None:
         self._require_login()
@@ -350,6 +350,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         self.refresh_wanted = True
         if self.refresh_task is None or self.refresh_task.done():
             self.refresh_task = asyncio.ensure_future(self._refresh_while_wanted())
+
+    async def _refresh_now(self) -> None:
+        """A state asked for is sent before the answer to the socket's next message."""
+        self._want_refresh()
+        assert self.refresh_task is not None
+        await self.refresh_task
 
     async def _refresh_while_wanted(self) -> None:
         self.held = []

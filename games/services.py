@@ -494,7 +494,8 @@ def deadline_run(*, hand_id: int, seq: int, due: str | None = None) -> DeadlineR
     """A deadline task of (hand, seq) has come (``_deadline_run``); a hand it ended is then
     wrapped up."""
     run, hand = _deadline_run(hand_id=hand_id, seq=seq, due=due)
-    _wrapped_up(hand)
+    if hand is not None:
+        _wrapped_up(hand)
     return run
 
 
@@ -738,11 +739,11 @@ def _finish_hand(hand: Hand, state: HandState, now: datetime) -> None:
     hand.awaiting_wrap_up = True
 
 
-def _wrapped_up(hand: Hand | None) -> Hand | None:
+def _wrapped_up(hand: Hand) -> Hand:
     """After the transaction that ended ``hand`` (its views were sent on its commit): wrap it
     up. A failure leaves it to the sweeper, which wraps up every hand still waiting; the move
     itself stands."""
-    if hand is not None and hand.awaiting_wrap_up:
+    if hand.awaiting_wrap_up:
         try:
             hand_wrap_up(hand_id=hand.pk)
         except Exception:

@@ -1,12 +1,9 @@
 import os
-import sys
 
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shengji_site.settings")
 django_asgi_app = get_asgi_application()
-if os.environ.get("SHENGJI_SWITCH_INTERVAL_MS"):
-    sys.setswitchinterval(float(os.environ["SHENGJI_SWITCH_INTERVAL_MS"]) / 1000)
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

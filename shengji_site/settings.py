@@ -121,11 +121,9 @@ DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE") or 300),
-        conn_health_checks=os.environ.get("DB_HEALTH_CHECKS", "1") == "1",
+        conn_health_checks=True,
     )
 }
-if os.environ.get("DB_SERVER_SIDE_BINDING", "0") == "1":
-    DATABASES["default"].setdefault("OPTIONS", {})["server_side_binding"] = True
 DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 
 REDIS_URL = os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
