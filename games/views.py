@@ -487,7 +487,10 @@ def replay_record(request: HttpRequest, hand_id: int) -> HttpResponse:
 def hand_ledger(request: HttpRequest, hand_id: int) -> JsonResponse:
     """What a hand that is over did to each player's points, for the table's result panel."""
     hand = _replay_or_404(hand_id)
-    return JsonResponse({"hand": hand.pk, "players": replay.replay_ledger_get(hand=hand)})
+    players = replay.replay_ledger_get(hand=hand)
+    # False between the hand's last move and its wrap-up: the page asks again a moment later.
+    settled = not hand.awaiting_wrap_up
+    return JsonResponse({"hand": hand.pk, "settled": settled, "players": players})
 
 
 # --- seats -----------------------------------------------------------------------------------

@@ -24,6 +24,8 @@ const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), 
 const CHECK_DEBOUNCE_MS = 150;
 const PING_EVERY_MS = 20000;
 const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
+const LEDGER_RETRY_MS = 500; // a hand just ended: its settlement (the wrap-up) is a moment behind
+const LEDGER_TRIES = 40;
 
 // --- small helpers -------------------------------------------------------------------------------
 
@@ -97,6 +99,7 @@ const ui = {
   bids: new Map(), // candidate key → {cards, ok}
   waitingAction: 0, // ms: an action was sent; checks wait until it is answered
   ledger: new Map(), // hand id → ledger rows (or "loading")
+  ledgerTries: new Map(), // hand id → times the ledger was asked for before it was settled
   lastThrows: 0,
 };
 
@@ -1034,6 +1037,15 @@ function renderLedger(box, handId) {
     fetch(config.urls.ledger.replace("/0/", `/${handId}/`), { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then((response) => (response.ok ? response.json() : null))
       .then((body) => {
+        if (body && body.settled === false && (ui.ledgerTries.get(handId) || 0) < LEDGER_TRIES) {
+          // The hand has ended and its settlement is a moment behind: ask again.
+          ui.ledgerTries.set(handId, (ui.ledgerTries.get(handId) || 0) + 1);
+          setTimeout(() => {
+            ui.ledger.delete(handId);
+            renderResult();
+          }, LEDGER_RETRY_MS);
+          return;
+        }
         ui.ledger.set(handId, body ? body.players : []);
         renderResult();
       })

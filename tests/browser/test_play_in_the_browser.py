@@ -261,8 +261,10 @@ def test_sign_up_play_a_hand_with_three_bots_and_watch_its_replay(
 
     hand = Hand.objects.filter(match__table_id=table_id).get()
     assert hand.status == Hand.Status.FINISHED and final["result"] == hand.result
-    assert HandSettlement.objects.filter(hand=hand).exists()
+    # The settlement follows the last move in a transaction of its own (the hand's wrap-up);
+    # the page shows its ledger once it is committed.
     page.wait_for_selector("#result:not([hidden]) .ledger-table")
+    assert HandSettlement.objects.filter(hand=hand).exists()
     result = page.inner_text("#result")
     assert username in result and str(hand.result["attacker_points"]) in result
     screenshot(page, f"{tag}-5-result")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import time
 
 import pytest
+from django.test import Client
 
 from accounts.models import User
 from games import services
@@ -28,8 +29,15 @@ from tests.games.helpers import (
 pytestmark = pytest.mark.django_db
 
 
-def to_the_last_move(users: list[User]) -> Hand:
-    hand = deal_and_close(seat_all(make_table(users[0]), users))
+def to_the_last_move(users: list[User], *, worker: bool = False) -> Hand:
+    hand = seat_all(make_table(users[0]), users)
+    if worker:  # the worker deals and closes the bidding (both due at once here)
+        waited = time.monotonic() + 20
+        while load_state(fresh(hand)).phase != "burying":
+            assert time.monotonic() < waited, "the deal did not finish"
+            time.sleep(0.05)
+    else:
+        hand = deal_and_close(hand)
     while sum(len(cards) for cards in load_state(fresh(hand)).hands) > 1:
         act_as_bot_would(hand, users)
     return fresh(hand)
@@ -109,7 +117,7 @@ def test_a_hand_ended_through_the_socket_is_wrapped_up_by_the_worker(
     celery_worker: object,
 ) -> None:
     users = make_users()
-    hand = to_the_last_move(users)
+    hand = to_the_last_move(users, worker=True)
     state = load_state(hand)
     seat = state.to_act
     assert seat is not None
@@ -124,3 +132,16 @@ def test_a_hand_ended_through_the_socket_is_wrapped_up_by_the_worker(
         time.sleep(0.05)
     assert HandSettlement.objects.filter(hand=hand).count() == 1
     assert Table.objects.get(pk=hand.match.table_id).status == Table.Status.OPEN
+
+
+def test_the_ledger_says_whether_the_hand_is_settled_yet() -> None:
+    client = Client(HTTP_X_FORWARDED_PROTO="https")
+    users = make_users()
+    hand = to_the_last_move(users)
+    last_move_without_wrap_up(hand, users)
+    waiting = client.get(f"/hands/{hand.pk}/ledger.json").json()
+    assert (waiting["settled"], waiting["players"]) == (False, [])
+    services.hand_wrap_up(hand_id=hand.pk)
+    settled = client.get(f"/hands/{hand.pk}/ledger.json").json()
+    assert settled["settled"] is True
+    assert {row["username"] for row in settled["players"]} == {u.username for u in users}
