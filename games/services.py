@@ -774,6 +774,9 @@ def hand_wrap_up(*, hand_id: int) -> bool:
     hand.awaiting_wrap_up = False
     hand.save(update_fields=["awaiting_wrap_up"])
     _table_changed(table, _result_line(hand, result))
+    if table.status == Table.Status.OPEN:
+        # Players who pressed ready before the wrap-up found the table still playing.
+        _start_if_all_ready(table, seats)
     return True
 
 

@@ -85,18 +85,31 @@ def test_a_hand_whose_wrap_up_never_ran_holds_its_table_until_the_sweeper_wraps_
     assert not wrapped.awaiting_wrap_up
     assert HandSettlement.objects.filter(hand=hand).count() == 1
     assert LedgerEntry.objects.filter(hand=hand).count() >= 4
-    assert Table.objects.get(pk=table_id).status == Table.Status.OPEN
     match = wrapped.match
     match.refresh_from_db()
     assert match.levels == wrapped.result["levels_after"]
+    # The four pressed ready while it waited: the wrap-up starts the next hand.
+    started = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
+    assert started.number == hand.number + 1
+    assert started.levels == wrapped.result["levels_after"]
+    assert Table.objects.get(pk=table_id).status == Table.Status.PLAYING
     sweep()  # nothing left to wrap up: nothing settles twice
     assert HandSettlement.objects.filter(hand=hand).count() == 1
-    # The next hand starts once the four are ready again.
+
+
+def test_a_wrap_up_opens_the_table_and_waits_for_the_four_to_be_ready() -> None:
+    users = make_users()
+    hand = to_the_last_move(users)
+    last_move_without_wrap_up(hand, users)
+    table_id = hand.match.table_id
+    services.seat_ready(table_id=table_id, user=users[0])  # one of four
+    assert services.hand_wrap_up(hand_id=hand.pk) is True
+    assert Table.objects.get(pk=table_id).status == Table.Status.OPEN
+    assert not Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING).exists()
     started = None
-    for user in users:
+    for user in users[1:]:
         started = services.seat_ready(table_id=table_id, user=user) or started
     assert started is not None and started.number == hand.number + 1
-    assert started.levels == wrapped.result["levels_after"]
 
 
 def test_a_table_closed_before_the_wrap_up_stays_closed_and_the_hand_is_still_settled() -> None:
