@@ -58,7 +58,7 @@ import websockets
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from shengji_site.testing.botclient import SeatClient  # noqa: E402
+from shengji_site.testing.botclient import PING_EVERY, SeatClient  # noqa: E402
 
 GOAL_RATIO = 3.0
 GAME_KINDS = {"bury", "play"}
@@ -317,13 +317,24 @@ def seat_clients(
     return clients
 
 
+async def wait_pinging(clients: list[SeatClient], delay: float) -> None:
+    """Wait for the table's turn to start, pinging as a browser does from the moment it
+    connects: a socket silent for SHENGJI_CONNECTION_TIMEOUT_S (90 s) is forgotten and the
+    bot takes its seat, which a ramp longer than that would otherwise do to the last tables."""
+    end = time.monotonic() + delay
+    while (left := end - time.monotonic()) > 0:
+        await asyncio.sleep(min(left, PING_EVERY))
+        if time.monotonic() < end:
+            await asyncio.gather(*(c.send({"type": "ping"}) for c in clients))
+
+
 async def play_table(
     clients: list[SeatClient], hands: int, delay: float, budget: float, errors: list[str]
 ) -> None:
     """The four seats of one table play ``hands`` hands in at most ``budget`` seconds; a seat
     that fails or runs out of time is an error (pings keep a stuck table's sockets busy, so
     only the budget ends it)."""
-    await asyncio.sleep(delay)
+    await wait_pinging(clients, delay)
     plays = [asyncio.wait_for(c.play(hands), budget) for c in clients]
     results = await asyncio.gather(*plays, return_exceptions=True)
     for client, result in zip(clients, results, strict=True):

@@ -68,17 +68,28 @@ async def spectator(table_id: int) -> WebsocketCommunicator:
     return socket
 
 
+CHANGED = {"type": "table.changed", "line": None}
+
+
+async def a_state_read_in_flight(
+    monkeypatch: pytest.MonkeyPatch,
+) -> tuple[int, int, WebsocketCommunicator, Gate]:
+    """A spectator's socket at a table with a hand, its state read held by the gate."""
+    table_id, hand_id = await database_sync_to_async(a_table_with_a_hand)()
+    socket = await spectator(table_id)
+    gate = Gate(monkeypatch)
+    await get_channel_layer().group_send(table_group(table_id), CHANGED)
+    await gate.wait_entered()
+    return table_id, hand_id, socket, gate
+
+
 async def test_changes_during_a_state_read_make_one_more_read_not_one_each(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    table_id, _hand = await database_sync_to_async(a_table_with_a_hand)()
-    socket = await spectator(table_id)
-    gate = Gate(monkeypatch)
+    table_id, _hand, socket, gate = await a_state_read_in_flight(monkeypatch)
     layer = get_channel_layer()
-    await layer.group_send(table_group(table_id), {"type": "table.changed", "line": None})
-    await gate.wait_entered()
     for _ in range(5):
-        await layer.group_send(table_group(table_id), {"type": "table.changed", "line": None})
+        await layer.group_send(table_group(table_id), CHANGED)
     await socket.receive_nothing(timeout=0.3)  # the five reach the socket, held by the gate
     gate.open.set()
     frames = await frames_until_quiet(socket)
@@ -90,12 +101,8 @@ async def test_changes_during_a_state_read_make_one_more_read_not_one_each(
 async def test_views_during_a_state_read_follow_it_without_the_ones_it_holds(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    table_id, hand_id = await database_sync_to_async(a_table_with_a_hand)()
-    socket = await spectator(table_id)
-    gate = Gate(monkeypatch)
+    table_id, hand_id, socket, gate = await a_state_read_in_flight(monkeypatch)
     layer = get_channel_layer()
-    await layer.group_send(table_group(table_id), {"type": "table.changed", "line": None})
-    await gate.wait_entered()
 
     def view(seq: int) -> dict[str, Any]:
         return {
