@@ -5,7 +5,7 @@ import uuid
 
 import pytest
 import redis
-from channels.layers import get_channel_layer
+from channels.layers import DEFAULT_CHANNEL_LAYER, channel_layers, get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.conf import settings
 from django.db import connection
@@ -79,7 +79,9 @@ def test_celery_worker_runs_a_task(celery_worker: object) -> None:
 
 
 async def test_regression_a_quiet_socket_was_closed_after_five_seconds(redis_url: str) -> None:
-    layer = get_channel_layer()
+    # A layer of its own: the shared one may still hold a receive lock of an earlier test's
+    # event loop (each async test has its own loop; a server process has one).
+    layer = channel_layers.make_backend(DEFAULT_CHANNEL_LAYER)
     channel = await layer.new_channel()
     waiting = asyncio.ensure_future(layer.receive(channel))
     await asyncio.sleep(7)  # longer than channels-redis's 5 s blocking read
