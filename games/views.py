@@ -352,6 +352,109 @@ def _system_lines() -> dict[str, str]:
     }
 
 
+def _option_words() -> dict[str, dict[str, str]]:
+    """Each rule option's values in words players use (RULES.md §4–§7), for the rules card."""
+    return {
+        "bidding": {
+            "strength": _("a stronger showing overturns: level card < level pair < joker pairs"),
+            "count": _("more level cards of another suit overcall; a joker pair means no trump"),
+            "reinforce": _("the first level card names trump; a pair protects or overturns it"),
+        },
+        "first_hand_dealer": {
+            "bidder": _("the player whose bid stands"),
+            "first_bidder": _("the first player to bid"),
+        },
+        "no_bid": {
+            "redeal": _("deal again"),
+            "flip_kitty": _("turn the kitty over"),
+            "no_trump": _("play with no trump"),
+        },
+        "failed_throw": {
+            "force_smallest": _("one failing part is played, the rest goes back to the hand"),
+            "reject": _("refused: the leader leads again"),
+        },
+        "forced_part": {
+            "by_kind": _("the lowest failing single, else pair, else tractor"),
+            "lowest": _("the failing part holding the lowest card"),
+        },
+        "flip_rule": {
+            "first_card": _("the first level card names trump; a joker first means no trump"),
+            "as_bids": _("the eight cards are read as bids: the strongest names trump"),
+        },
+        "kitty_multiplier": {
+            "lead_shape": _("by the last lead: 2, a pair 4, a tractor 2 × 2^length"),
+            "winner_shape": _("by the winning play: 2, a pair 4, a tractor 8"),
+            "pairs": _(
+                "by the winning play: 2; two pairs 4; three pairs 6; a tractor 2 × 2^length"
+            ),
+        },
+        "past_ace": {
+            "match_end": _("the side that passes A wins the match"),
+            "wrap": _("the side starts again at 2"),
+        },
+        "level_source": {
+            "team": _("the dealer side's level"),
+            "random": _("drawn at random every hand"),
+        },
+        "settlement": {
+            "ratio": _("stake × level ratio, plus stake × levels gained"),
+            "levels": _("stake × levels gained"),
+            "table": _("fixed amounts by the attackers' points"),
+            "stake_steps": _("stake steps by levels gained, and fees"),
+        },
+        "escape_penalty": {
+            "triple": _("the escaper pays three one-level losses"),
+            "fixed_40": _("the escaper pays 40"),
+            "nine_stakes": _("the escaper pays 9 stakes to the other three"),
+            "none": _("nobody pays"),
+        },
+    }
+
+
+def _option_labels() -> dict[str, str]:
+    return {
+        "bidding": _("Bidding"),
+        "first_hand_dealer": _("First hand's dealer"),
+        "no_bid": _("Nobody bids"),
+        "failed_throw": _("Failed throw"),
+        # Translators: which part of a failed throw (甩牌) the leader must play.
+        "forced_part": _("Part played"),
+        # Translators: how the kitty turned over (when nobody bids) names the trump.
+        "flip_rule": _("Kitty turned over"),
+        "kitty_multiplier": _("Kitty multiplier"),
+        "past_ace": _("Past A"),
+        "level_source": _("Level of the hand"),
+        "settlement": _("Settlement"),
+        "escape_penalty": _("Escape"),
+    }
+
+
+def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
+    """``no_bid``, with seed 000's different first hand (``no_bid_first_hand``) when it is."""
+    first, later = options["no_bid_first_hand"], options["no_bid"]
+    if first == later:
+        return words[later]
+    return _("first hand: {first}; later hands: {later}").format(
+        first=words[first], later=words[later]
+    )
+
+
+def _rules_card(rules: dict[str, Any]) -> dict[str, Any]:
+    """The rules card (templates/games/_rules_card.html) of a rule set's ``to_dict()``: one
+    row per option, its value in words (a stored hand's rules or a table's preset)."""
+    options = rules["options"]
+    words = _option_words()
+    rows = []
+    for option, label in _option_labels().items():
+        value = options[option]
+        if option == "no_bid":
+            text = _no_bid_words(options, words["no_bid"])
+        else:
+            text = words[option][value]
+        rows.append({"option": option, "value": value, "label": label, "text": text})
+    return {"name": rules["name"], "rows": rows}
+
+
 def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
     rules = preset(table.preset)
     user = request.user
@@ -394,6 +497,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "seats": selectors.seats_list(table_id=table.pk),
             "labels": _table_labels(),
             "config": _table_config(request, table),
+            "rules_card": _rules_card(preset(table.preset).to_dict()),
         },
     )
 
@@ -467,6 +571,7 @@ def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
             "players": data["players"],
             "replay": data,
             "labels": _replay_labels(),
+            "rules_card": _rules_card(data["rules"]),
             "record_url": reverse("games:replay_record", kwargs={"hand_id": hand.pk}),
         },
     )

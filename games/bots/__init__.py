@@ -25,6 +25,7 @@ from games.bots.random_bot import RandomBot
 from games.bots.search import SearchBot, SearchBudget
 from games.engine.hand import HandState
 from games.engine.rules import RuleSet
+from games.engine.views import view_for
 
 BOTS = ("basic", "search", "random")
 
@@ -62,9 +63,9 @@ def act_for_seat(
     budget: SearchBudget | None = None,
 ) -> str | None:
     """The bot's action for ``seat`` of a hand held by the server (a timeout, a disconnect, a
-    bot's seat). Only ``state.view_for(seat)`` and the public history of ``state.actions``
+    bot's seat). Only ``view_for(state, seat)`` and the public history of ``state.actions``
     reach the bot; it never gets the state itself."""
-    view = state.view_for(seat)
+    view = view_for(state, seat)
     history = public_history(state.actions, view)
     return choose_action(view, state.rules, history, bot=bot, seed=seed, budget=budget)
 

@@ -183,7 +183,8 @@ class Ctx:
         info = lead_info(lead, self.trump)
         if not info.shape.is_throw:
             return self.in_suit_top(lead, info.shape.tractors, info.pair_units)
-        return throw_check(lead, [self.pseudo_hand(group)], self.trump) is None
+        forced_part = self.k.rules.forced_part  # whichever part: only "stands" matters here
+        return throw_check(lead, [self.pseudo_hand(group)], self.trump, forced_part) is None
 
     def in_suit_top(self, lead: Sequence[int], tractors: Sequence[int], pair_units: int) -> bool:
         """A single, pair or tractor that no unseen card of its group can beat."""

@@ -18,6 +18,7 @@ from games.bots.memory import public_history
 from games.engine.actions import CLOSE_ACTION, DRAW_ACTION
 from games.engine.errors import ShengjiError
 from games.engine.hand import BIDDING, BURYING, DEALING, PLAYING, HandState
+from games.engine.views import legal_actions, view_for
 
 BID_ROUNDS = 8
 """Rounds of last bids after the deal (each seat once per round) before the window closes."""
@@ -80,7 +81,7 @@ def _rejected(state: HandState, failed_before: int) -> bool:
 
 
 def _ask(state: HandState, bot: Bot, seat: int, log: list[str]) -> tuple[str | None, float]:
-    view = state.view_for(seat)
+    view = view_for(state, seat)
     history = public_history(log, view)
     started = time.perf_counter()
     action = bot.choose_action(view, state.rules, history)
@@ -134,6 +135,6 @@ def _apply_checked(
 
 
 def _fallback(state: HandState, seat: int, log: list[str]) -> None:
-    action = state.legal_actions(seat)[0]
+    action = legal_actions(state, seat)[0]
     state.apply(action, seat)
     log.append(str(action))

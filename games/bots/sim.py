@@ -24,6 +24,7 @@ from games.bots.memory import Memory
 from games.engine.lead import lead_info
 from games.engine.rules import RuleSet
 from games.engine.scoring import card_points, kitty_multiplier, level_change
+from games.engine.shapes import Split
 from games.engine.throw import REJECTED, STANDS, throw_outcome
 from games.engine.trick import trick_winner
 from games.engine.trump import TRUMP, Trump
@@ -220,14 +221,14 @@ class SimHand:
                 trump,
                 failed_throw=self.rules.failed_throw,
                 throw_penalty=self.rules.throw_penalty,
+                forced_part=self.rules.forced_part,
             )
             if outcome.result != STANDS:
                 penalty = -outcome.penalty if self.is_attacker(seat) else outcome.penalty
                 self.attacker_points += penalty
                 if outcome.result == REJECTED:
                     # A rejected throw would be led again; a playout leads its lowest part.
-                    lowest = lead_info(cards, trump).split
-                    cards = (lowest.singles[-1],) if lowest.singles else tuple(lowest.pairs[-1])
+                    cards = _lowest_part(lead_info(cards, trump).split)
                 else:
                     cards = tuple(outcome.played)
         hand = self.hands[seat]
@@ -279,6 +280,13 @@ class SimHand:
             multiplier = kitty_multiplier(play, self.trump, policy)
             x += multiplier * sum(POINTS[c] for c in self.kitty)
         return max(0, x)
+
+
+def _lowest_part(split: Split) -> tuple[int, ...]:
+    """The lowest single, else the lowest pair, else the last (shortest, lowest) tractor."""
+    if split.singles:
+        return (split.singles[-1],)
+    return tuple(split.pairs[-1] if split.pairs else split.tractors[-1])
 
 
 def side_levels(x: int, defending: bool) -> int:

@@ -32,7 +32,7 @@ from games.engine.cards import (
     parse_card,
     parse_cards,
 )
-from games.engine.deal import deck_from_hands, flip_kitty
+from games.engine.deal import deck_from_hands, flip_kitty, flip_trump
 from games.engine.errors import (
     CARDS_NOT_IN_HAND,
     EMPTY_PLAY,
@@ -54,11 +54,9 @@ from games.engine.errors import (
 )
 from games.engine.follow import check_follow, follow_error, legal_follow
 from games.engine.hand import PHASES, FailedThrow, HandResult, HandState, Trick, new_hand, team_of
-from games.engine.lead import LeadInfo, check_lead, holds, lead_error, lead_info
+from games.engine.lead import check_lead, holds, lead_error, lead_info
 from games.engine.match import Match
 from games.engine.patterns import (
-    Shape,
-    Split,
     is_pair,
     is_tractor,
     shape_key,
@@ -69,6 +67,7 @@ from games.engine.patterns import (
 from games.engine.record import HandRecord, record_of, replay, replay_final
 from games.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
 from games.engine.scoring import card_points, kitty_multiplier, level_change, points
+from games.engine.shapes import LeadInfo, Shape, Split
 from games.engine.throw import ThrowOutcome, throw_check, throw_outcome
 from games.engine.trick import is_discard, play_score, trick_winner
 from games.engine.trump import GROUP_NAMES, TRUMP, Trump, card_order, sort_cards, suit_group
@@ -137,6 +136,7 @@ __all__ = [
     "check_lead",
     "deck_from_hands",
     "flip_kitty",
+    "flip_trump",
     "follow_error",
     "format_cards",
     "full_deck",

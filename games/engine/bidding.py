@@ -167,6 +167,43 @@ def possible_showings(hand: Sequence[int], level: str) -> list[tuple[int, ...]]:
     return found
 
 
+def strongest_showing(cards: Sequence[int], level: str, system: str) -> tuple[Card, ...] | None:
+    """RULES.md §5.2 ``flip_rule = as_bids``: the turned-over kitty read as bids under
+    ``system``, card by card in the order turned; None when they hold no bid.
+
+    Each card shows what it completes: a level card itself, and the second copy of a level card
+    or a joker a pair (a single joker is no bid). A showing stands when it is stronger than the
+    standing one, so the strongest wins and the earliest of equal strength stays. No seat shows
+    them, so the seat rules (``count``: only another seat, another suit) do not apply: only the
+    order of strength (docs/ENGINE-PART2-DECISIONS.md D12).
+    """
+    best: tuple[Card, ...] | None = None
+    best_strength = 0
+    seen: set[int] = set()
+    for card in cards:
+        shown = (Card(card), Card(card)) if card in seen else (Card(card),)
+        seen.add(card)
+        if showing_error(shown, level) is not None:
+            continue
+        strength = _flip_strength(system, shown)
+        if strength > best_strength:
+            best, best_strength = shown, strength
+    return best
+
+
+def _flip_strength(system: str, cards: Sequence[int]) -> int:
+    """``_strength``, except that under ``count`` a joker pair is above any level-card bid
+    (it overcalls them) and the two joker pairs are equal."""
+    if system == "count" and cards[0] >= SMALL_JOKER:
+        return 3
+    return _strength(system, cards)
+
+
+def showing_suit(cards: Sequence[int] | None) -> str | None:
+    """The suit a showing names; None for a joker pair (no-trump) or no showing."""
+    return None if not cards else _suit_of(cards)
+
+
 def legal_bids(
     system: str, level: str, standing: Bid | None, seat: int, hand: Sequence[int]
 ) -> list[tuple[int, ...]]:

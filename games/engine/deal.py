@@ -13,9 +13,14 @@ from collections.abc import Sequence
 from random import Random
 
 from games.engine.action_errors import InvalidSetupError
-from games.engine.cards import BIG_JOKER, RANKS, SMALL_JOKER, Card, full_deck
+from games.engine.bidding import showing_suit, strongest_showing
+from games.engine.cards import RANKS, SMALL_JOKER, Card, full_deck
+from games.engine.errors import InvalidOptionError
+from games.engine.rules import BIDDING, FLIP_RULE
 from games.engine.trump import Trump
 
+FIRST_CARD = "first_card"
+AS_BIDS = "as_bids"
 SEATS = 4
 KITTY_SIZE = 8
 HAND_SIZE = 25
@@ -66,22 +71,58 @@ def deck_from_hands(
     return deck
 
 
-def flip_kitty(kitty: Sequence[int], level: str) -> tuple[list[int], str | None]:
+def flip_kitty(
+    kitty: Sequence[int], level: str, rule: str = FIRST_CARD, bidding: str = "strength"
+) -> tuple[list[int], str | None]:
     """RULES.md §5.2 ``no_bid = flip_kitty``: turn the kitty over in order.
 
-    The first level card names the trump suit and a joker means no-trump; the cards turned
-    are those up to and including the deciding one, or all 8 (and no-trump) when none decides.
-    Returns ``(flipped, suit)``.
+    Returns ``(flipped, suit)``: the cards turned, and the suit they name under ``flip_rule``
+    (``flip_trump``; None = no-trump). Under ``first_card`` the cards turned are those up to and
+    including the deciding one, or all 8 when none decides; under ``as_bids`` all 8 (the
+    strongest bid can only be known once all are seen).
     """
+    suit = flip_trump(kitty, level, rule, bidding)
+    return list(kitty[: _turned(kitty, level, rule)]), suit
+
+
+def flip_trump(
+    cards: Sequence[int], level: str, rule: str = FIRST_CARD, bidding: str = "strength"
+) -> str | None:
+    """The trump suit the turned-over ``cards`` (in the order turned) name at ``level``, or None
+    for no-trump (RULES.md §5.2 ``flip_rule``).
+
+    ``first_card`` (seed 004): the first level card names its suit, a joker first means
+    no-trump. ``as_bids`` (seed 000, 按照亮主规则): the cards read as bids under ``bidding``,
+    the strongest names the trump (``bidding.strongest_showing``); no bid means no-trump.
+    An unknown rule or bidding raises ``InvalidOptionError``.
+    """
+    _check_flip_options(rule, bidding)
+    if rule == AS_BIDS:
+        return showing_suit(strongest_showing(cards, level, bidding))
+    index = _deciding_index(cards, level)
+    return None if index is None else Card(cards[index]).suit
+
+
+def _check_flip_options(rule: str, bidding: str) -> None:
+    if rule not in FLIP_RULE:
+        raise InvalidOptionError(f"flip_rule {rule!r} is not one of {', '.join(FLIP_RULE)}")
+    if bidding not in BIDDING:
+        raise InvalidOptionError(f"bidding {bidding!r} is not one of {', '.join(BIDDING)}")
+
+
+def _deciding_index(cards: Sequence[int], level: str) -> int | None:
+    """``first_card``: the index of the first joker or level card, None if there is none."""
     level_rank = RANKS.index(level)
-    flipped: list[int] = []
-    for card in kitty:
-        flipped.append(card)
-        if card in (SMALL_JOKER, BIG_JOKER):
-            return flipped, None
-        if card % 13 == level_rank:
-            return flipped, Card(card).suit
-    return flipped, None
+    for index, card in enumerate(cards):
+        if card >= SMALL_JOKER or card % 13 == level_rank:
+            return index
+    return None
+
+
+def _turned(cards: Sequence[int], level: str, rule: str) -> int:
+    """How many cards a flip turns over (see ``flip_kitty``)."""
+    index = None if rule == AS_BIDS else _deciding_index(cards, level)
+    return len(cards) if index is None else index + 1
 
 
 def no_trump(level: str) -> Trump:

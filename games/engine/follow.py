@@ -22,8 +22,9 @@ from games.engine.errors import (
     WRONG_COUNT,
     IllegalPlayError,
 )
-from games.engine.lead import LeadInfo, holds, lead_info
+from games.engine.lead import holds, lead_info
 from games.engine.patterns import best_cover, pair_profile, pairs_by_order
+from games.engine.shapes import LeadInfo
 from games.engine.trump import Trump
 
 Structure = tuple[tuple[bool, ...], int]

@@ -3,7 +3,8 @@
 ``new_hand(rules, seed, …)`` sets a hand up; ``apply(action)`` checks and applies one action
 (``Action`` or its text, docs/NOTATION.md); ``check_action(seat, action)`` only checks. Every
 refusal raises a ``ShengjiError`` with a stable code: the codes of ``action_errors`` and part 1's
-play codes. Views are in ``views.py``, records and replay in ``record.py``.
+play codes. Views and legal actions are ``views.py``'s functions (``view_for(state, seat)``,
+``legal_actions(state, seat)`` …), records and replay ``record.py``'s.
 
 Phases (RULES.md §5): cards are drawn one at a time by ``draw`` (bids may come between draws);
 after the 100th the bid window stays open until the server's ``close``; then the dealer takes the
@@ -531,7 +532,8 @@ class HandState:
             return
         suit = None
         if no_bid == "flip_kitty":
-            self.flipped, suit = flip_kitty(self.kitty, self.level)
+            rules = self.rules
+            self.flipped, suit = flip_kitty(self.kitty, self.level, rules.flip_rule, rules.bidding)
         if self.dealer is None:
             self.dealer = 0  # RULES.md §5.2: no bid in the first hand, seat 0 deals.
         self._start_burying(suit)
@@ -586,6 +588,7 @@ class HandState:
             self.trump,
             failed_throw=self.rules.failed_throw,
             throw_penalty=self.rules.throw_penalty,
+            forced_part=self.rules.forced_part,
         )
         if outcome.result == STANDS:
             return cards
@@ -725,27 +728,8 @@ class HandState:
             **outcome,
         )
 
-    # --- views, legal actions, records (see views.py and record.py) ---------------------
-
-    def view_for(self, seat: int) -> dict[str, Any]:
-        from games.engine.views import view_for
-
-        return view_for(self, seat)
-
-    def view_public(self) -> dict[str, Any]:
-        from games.engine.views import view_public
-
-        return view_public(self)
-
-    def view_all(self) -> dict[str, Any]:
-        from games.engine.views import view_all
-
-        return view_all(self)
-
-    def legal_actions(self, seat: int | None) -> list[Action]:
-        from games.engine.views import legal_actions
-
-        return legal_actions(self, seat)
+    # Views and legal actions are functions of views.py (``view_for(state, seat)`` …), records
+    # and replay of record.py: both read a hand, and the hand imports neither.
 
     def __repr__(self) -> str:
         return (

@@ -1,7 +1,8 @@
 """Checking a lead (RULES.md §4: a single, a pair, a tractor or a throw, all of one suit group).
 
-``lead_info`` analyses a lead once per Trump and caches it: the follow check, the throw check
-and the trick winner all start from it, and bots ask about the same lead many times.
+``lead_info`` analyses a lead (a ``LeadInfo``, shapes.py) once per Trump and caches it: the
+follow check, the throw check and the trick winner all start from it, and bots ask about the
+same lead many times.
 """
 
 from __future__ import annotations
@@ -15,32 +16,12 @@ from games.engine.errors import (
     LEAD_MIXED_SUITS,
     IllegalPlayError,
 )
-from games.engine.patterns import NO_GROUP, Split, play_group, split_cards
+from games.engine.patterns import NO_GROUP, play_group, split_cards
+from games.engine.shapes import LeadInfo
 from games.engine.trump import Trump
 
 LEAD_CACHE_LIMIT = 4096
 """Leads kept per Trump (about 400 bytes each); the cache is emptied when full."""
-
-
-class LeadInfo:
-    """A valid lead, analysed: its suit group, split, shape and own key order.
-
-    ``tractors`` and ``pair_units`` repeat ``shape.tractors`` and ``shape.pair_units`` for the
-    hot paths.
-    """
-
-    __slots__ = ("group", "key", "pair_units", "shape", "split", "tractors")
-
-    def __init__(self, group: int, split: Split, key: int) -> None:
-        self.group = group
-        self.split = split
-        self.shape = split.shape
-        self.key = key
-        self.tractors = self.shape.tractors
-        self.pair_units = self.shape.pair_units
-
-    def __repr__(self) -> str:
-        return f"LeadInfo(group={self.group}, split={str(self.split)!r}, key={self.key})"
 
 
 def lead_info(lead: Sequence[int], trump: Trump) -> LeadInfo:

@@ -12,70 +12,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from itertools import combinations, pairwise, product
 from random import Random
-from typing import NamedTuple
 
 from games.engine.cards import Card, card
 from games.engine.errors import LEAD_MIXED_SUITS, IllegalPlayError
+from games.engine.shapes import Shape, Split
 from games.engine.trump import ORDER_SLOTS, Trump
 
 NO_GROUP = -1
 """``play_group`` of an empty or mixed play."""
-
-
-class Shape(NamedTuple):
-    """How many tractors (their lengths, longest first), pairs and singles a play has."""
-
-    tractors: tuple[int, ...] = ()
-    pairs: int = 0
-    singles: int = 0
-
-    @property
-    def size(self) -> int:
-        return 2 * sum(self.tractors) + 2 * self.pairs + self.singles
-
-    @property
-    def parts(self) -> int:
-        return len(self.tractors) + self.pairs + self.singles
-
-    @property
-    def is_throw(self) -> bool:
-        return self.parts > 1
-
-    @property
-    def pair_units(self) -> int:
-        """Pairs in the shape, counting every pair inside its tractors."""
-        return sum(self.tractors) + self.pairs
-
-
-class Split(NamedTuple):
-    """Cards split into parts: tractors (each high to low), pairs, singles."""
-
-    tractors: tuple[tuple[Card, ...], ...] = ()
-    pairs: tuple[tuple[Card, Card], ...] = ()
-    singles: tuple[Card, ...] = ()
-
-    @property
-    def shape(self) -> Shape:
-        lengths = tuple([len(t) // 2 for t in self.tractors])
-        return Shape(lengths, len(self.pairs), len(self.singles))
-
-    @property
-    def first_card(self) -> Card:
-        """The first card of the first part: for a lead's split, its key card."""
-        if self.tractors:
-            return self.tractors[0][0]
-        return self.pairs[0][0] if self.pairs else self.singles[0]
-
-    def cards(self) -> list[Card]:
-        out: list[Card] = [c for t in self.tractors for c in t]
-        out += [c for p in self.pairs for c in p]
-        out += self.singles
-        return out
-
-    def __str__(self) -> str:
-        """Parts separated by spaces, each part's cards glued: ``"QSQSJSJS ASAS KS"``."""
-        parts = [*self.tractors, *self.pairs, *((s,) for s in self.singles)]
-        return " ".join("".join(c.text for c in part) for part in parts)
 
 
 # --- pair profiles and runs -------------------------------------------------------------

@@ -3,7 +3,9 @@
 A ``RuleSet`` is frozen and validated on construction; ``to_json``/``from_json`` round-trip it
 with a version number, so a stored hand replays under exactly the rules it was played with.
 Reading is strict: an unknown option, a missing option or an unknown value raises an
-``InvalidOptionError`` subclass with a stable code.
+``InvalidOptionError`` subclass with a stable code. The one exception is an option added after
+records were first stored (``ADDED_OPTIONS``): a record without it reads as the behaviour it
+was played under, the option's value before it existed.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ BIDDING = ("strength", "count", "reinforce")
 FIRST_HAND_DEALER = ("bidder", "first_bidder")
 NO_BID = ("redeal", "flip_kitty", "no_trump")
 FAILED_THROW = ("force_smallest", "reject")
+FORCED_PART = ("by_kind", "lowest")
+FLIP_RULE = ("first_card", "as_bids")
 KITTY_MULTIPLIER = ("lead_shape", "winner_shape", "pairs")
 PAST_ACE = ("wrap", "match_end")
 LEVEL_SOURCE = ("team", "random")
@@ -38,6 +42,8 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "no_bid_first_hand": NO_BID,
     "no_bid": NO_BID,
     "failed_throw": FAILED_THROW,
+    "forced_part": FORCED_PART,
+    "flip_rule": FLIP_RULE,
     "kitty_multiplier": KITTY_MULTIPLIER,
     "past_ace": PAST_ACE,
     "level_source": LEVEL_SOURCE,
@@ -51,6 +57,9 @@ _NUMBERS = (
     "bury_s",
     "play_s",
 )
+ADDED_OPTIONS: dict[str, str] = {"forced_part": "by_kind", "flip_rule": "first_card"}
+"""Options added after hands were first recorded, with the value every older hand was played
+under (seed 000's part order and seed 004's flip were then the only ones)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +67,9 @@ class RuleSet:
     """One value for every rule option of RULES.md §8, plus the timings of §7.
 
     ``no_bid_first_hand`` is what happens when nobody bids in a match's first hand and
-    ``no_bid`` in later hands (seed 000: redeal first, flip the kitty later). Timings are for
+    ``no_bid`` in later hands (seed 000: redeal first, flip the kitty later). ``forced_part``
+    is which part of a failed throw is played (RULES.md §4) and ``flip_rule`` how a kitty
+    turned over names the trump (RULES.md §5.2). Timings are for
     the site (the engine has no clock): the deal's pace per card, the bid window after the
     deal, the time to bury and the default time per play.
     """
@@ -69,6 +80,8 @@ class RuleSet:
     no_bid_first_hand: str = "flip_kitty"
     no_bid: str = "flip_kitty"
     failed_throw: str = "force_smallest"
+    forced_part: str = "by_kind"
+    flip_rule: str = "first_card"
     throw_penalty: int = 0
     kitty_multiplier: str = "lead_shape"
     past_ace: str = "match_end"
@@ -118,6 +131,7 @@ class RuleSet:
         unknown = sorted(set(options) - known)
         if unknown:
             raise UnknownOptionError(f"unknown rule options: {', '.join(unknown)}")
+        options = {**ADDED_OPTIONS, **options}
         missing = sorted(known - set(options))
         if missing:
             raise MissingOptionError(f"missing rule options: {', '.join(missing)}")
@@ -146,6 +160,7 @@ PRESETS: dict[str, RuleSet] = {
         name="seed000",
         no_bid_first_hand="redeal",
         no_bid="flip_kitty",
+        flip_rule="as_bids",
         settlement="levels",
     ),
     "seed002": RuleSet(
@@ -161,6 +176,7 @@ PRESETS: dict[str, RuleSet] = {
         bidding="reinforce",
         no_bid_first_hand="no_trump",
         no_bid="no_trump",
+        forced_part="lowest",
         level_source="random",
         settlement="stake_steps",
         escape_penalty="nine_stakes",

@@ -2,8 +2,12 @@
 
 A throw stands only if no other seat holds, in the throw's suit group, a single beating its
 lowest single, a pair beating its lowest pair, or a tractor of a part's length beating that
-part. If it fails, the leader plays the smallest single if any single fails, else the smallest
-pair if any pair fails, else the smallest failing tractor (seed 000 §1.9.1).
+part. If it fails, the leader plays one failing part, chosen by option ``forced_part``:
+
+- ``by_kind`` (seed 000 §1.9.1): the smallest single if any single fails, else the smallest
+  pair if any pair fails, else the smallest failing tractor;
+- ``lowest`` (seed 003, 98844): the failing part holding the lowest card, whatever its kind;
+  between equal lowest cards the shorter part (docs/RULES-DECISIONS.md).
 """
 
 from __future__ import annotations
@@ -13,50 +17,69 @@ from dataclasses import dataclass
 
 from games.engine.cards import Card
 from games.engine.errors import InvalidOptionError
-from games.engine.lead import LeadInfo, lead_info
+from games.engine.lead import lead_info
 from games.engine.patterns import pair_ids, run_tops
+from games.engine.rules import FAILED_THROW, FORCED_PART
+from games.engine.shapes import LeadInfo
 from games.engine.trump import ORDER_SLOTS, Trump
 
-FAILED_THROW_OPTIONS = ("force_smallest", "reject")
+FAILED_THROW_OPTIONS = FAILED_THROW
+FORCED_PART_OPTIONS = FORCED_PART
+BY_KIND = "by_kind"
+LOWEST = "lowest"
 STANDS = "stands"
 FORCED = "forced"
 REJECTED = "rejected"
 
+Part = tuple[Card, ...]
+
 
 def throw_check(
-    lead: Sequence[int], other_hands: Sequence[Sequence[int]], trump: Trump
+    lead: Sequence[int],
+    other_hands: Sequence[Sequence[int]],
+    trump: Trump,
+    forced_part: str = BY_KIND,
 ) -> list[Card] | None:
     """None when the lead stands, else the cards the leader must play instead.
 
     A single, a pair or one tractor always stands. ``other_hands`` are the other seats' cards
-    (their order does not matter). An invalid lead raises ``IllegalPlayError``.
+    (their order does not matter). ``forced_part`` picks the part of a failed throw (RULES.md
+    §4; an unknown value raises ``InvalidOptionError``). An invalid lead raises
+    ``IllegalPlayError``.
     """
+    if forced_part not in FORCED_PART_OPTIONS:
+        raise InvalidOptionError(
+            f"forced_part {forced_part!r} is not one of {', '.join(FORCED_PART_OPTIONS)}"
+        )
     if len(lead) == 1 or (len(lead) == 2 and lead[0] == lead[1]):
         return None  # a single or a pair: never a throw
     info = lead_info(lead, trump)
     if not info.shape.is_throw:
         return None
-    return _failing_part(info, other_hands, trump)
+    return _failing_part(info, other_hands, trump, forced_part == BY_KIND)
 
 
 def _failing_part(
-    info: LeadInfo, other_hands: Sequence[Sequence[int]], trump: Trump
+    info: LeadInfo, other_hands: Sequence[Sequence[int]], trump: Trump, by_kind: bool
 ) -> list[Card] | None:
+    """The part to play instead, or None: RULES.md §4, failing parts found hand by hand."""
     split = info.split
     orders = trump.orders
     # Split parts are listed high to low, so the last single / pair is the lowest.
     lowest_single = orders[split.singles[-1]] if split.singles else ORDER_SLOTS
     lowest_pair = orders[split.pairs[-1][0]] if split.pairs else ORDER_SLOTS
     tractor_tops = [orders[t[0]] for t in split.tractors]
-    pair_fails = False
+    single_fails = pair_fails = False
     tractor_fails = [False] * len(tractor_tops)
     drop = trump.keep_group[info.group]
     for hand in other_hands:
         suit = bytes(hand).translate(None, drop)
         if not suit:
             continue
-        if max(suit.translate(trump.order_table)) > lowest_single:
-            return list(split.singles[-1:])
+        if not single_fails and max(suit.translate(trump.order_table)) > lowest_single:
+            if by_kind:
+                return list(split.singles[-1:])  # a failing single comes first
+            single_fails = True
         pairs = pair_ids(suit)
         if not pairs:
             continue
@@ -64,15 +87,37 @@ def _failing_part(
             pair_fails = True
         if tractor_tops:
             _mark_beaten_tractors(pairs, info.tractors, tractor_tops, tractor_fails, trump)
-    if pair_fails:
-        return list(split.pairs[-1])
-    failing = [i for i, fails in enumerate(tractor_fails) if fails]
+    failing = _failing_parts(info, single_fails, pair_fails, tractor_fails)
     if not failing:
         return None
-    # Tractors of different lengths do not compare; "smallest" is read as the shortest, then
-    # the lowest (docs/RULES-DECISIONS.md).
-    smallest = min(failing, key=lambda i: (info.tractors[i], tractor_tops[i]))
-    return list(split.tractors[smallest])
+    key = _by_kind_key if by_kind else _lowest_key
+    chosen: Part = min(failing, key=lambda part: key(part, trump.orders))
+    return list(chosen)
+
+
+def _failing_parts(
+    info: LeadInfo, single_fails: bool, pair_fails: bool, tractor_fails: Sequence[bool]
+) -> list[Part]:
+    """The failing parts: the lowest single and lowest pair (when beaten), beaten tractors."""
+    split = info.split
+    failing: list[Part] = [split.singles[-1:]] if single_fails else []
+    if pair_fails:
+        failing.append(split.pairs[-1])
+    failing += [t for t, fails in zip(split.tractors, tractor_fails, strict=True) if fails]
+    return failing
+
+
+def _by_kind_key(part: Part, orders: Sequence[int]) -> tuple[int, int]:
+    """``by_kind``: singles, then pairs, then tractors (seed 000 §1.9.1). Tractors of different
+    lengths do not compare; "smallest" is read as the shortest, then the lowest top
+    (docs/RULES-DECISIONS.md)."""
+    return len(part), orders[part[0]]
+
+
+def _lowest_key(part: Part, orders: Sequence[int]) -> tuple[int, int]:
+    """``lowest`` (seed 003): the part's lowest card (its last: parts run high to low), then
+    the shorter part (docs/RULES-DECISIONS.md)."""
+    return orders[part[-1]], len(part)
 
 
 def _mark_beaten_tractors(
@@ -114,8 +159,10 @@ def throw_outcome(
     *,
     failed_throw: str = "force_smallest",
     throw_penalty: int = 0,
+    forced_part: str = BY_KIND,
 ) -> ThrowOutcome:
-    """The throw check with the options ``failed_throw`` and ``throw_penalty`` applied."""
+    """The throw check with the options ``failed_throw``, ``throw_penalty`` and
+    ``forced_part`` applied."""
     if failed_throw not in FAILED_THROW_OPTIONS:
         raise InvalidOptionError(
             f"failed_throw {failed_throw!r} is not one of {FAILED_THROW_OPTIONS}"
@@ -123,7 +170,7 @@ def throw_outcome(
     if throw_penalty < 0:
         raise InvalidOptionError(f"throw_penalty {throw_penalty!r} is negative")
     led = tuple(Card(c) for c in lead)
-    forced = throw_check(lead, other_hands, trump)
+    forced = throw_check(lead, other_hands, trump, forced_part)
     if forced is None:
         return ThrowOutcome(STANDS, led, (), 0)
     if failed_throw == "reject":

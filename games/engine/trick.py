@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from games.engine.errors import WRONG_COUNT, IllegalPlayError
-from games.engine.lead import LeadInfo, lead_info
+from games.engine.lead import lead_info
 from games.engine.patterns import shape_key
+from games.engine.shapes import LeadInfo
 from games.engine.trump import TRUMP, TRUMP_BONUS, Trump
 
 

@@ -19,7 +19,7 @@ from games.engine.cards import BIG_JOKER, CARD_IDS, RANKS, SMALL_JOKER, SUITS, C
 from games.engine.errors import InvalidTrumpError
 
 if TYPE_CHECKING:
-    from games.engine.lead import LeadInfo
+    from games.engine.shapes import LeadInfo
 
 TRUMP = 4
 """Group id of the trumps; groups 0..3 are the non-trump suits S H C D."""

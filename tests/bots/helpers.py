@@ -9,6 +9,7 @@ from games.bots.match import deal_hand
 from games.bots.memory import public_history
 from games.engine.hand import HandState
 from games.engine.rules import RuleSet, preset
+from games.engine.views import view_for
 
 RANKED = preset("ranked")
 
@@ -36,4 +37,4 @@ def states_at_plays(
         seat = state.to_act
         assert seat is not None
         log = [t for t in texts[: plays[cut - 1]] if t != "draw"]
-        yield state, public_history(log, state.view_for(seat))
+        yield state, public_history(log, view_for(state, seat))

@@ -14,6 +14,7 @@ import pytest
 from games.bots import SearchBudget, act_for_seat, choose_action, make_bot, public_history
 from games.engine.cards import format_cards
 from games.engine.hand import HandState
+from games.engine.views import view_for
 from tests.bots.helpers import RANKED, states_at_plays
 
 BUDGET = SearchBudget(max_samples=4, max_ms=None)
@@ -67,11 +68,11 @@ def test_same_view_same_choice_whatever_the_hidden_cards(bot: str) -> None:
         other = swap_hidden(state, seat)
         if other is None:
             continue
-        view = state.view_for(seat)
-        assert other.view_for(seat) == view
+        view = view_for(state, seat)
+        assert view_for(other, seat) == view
         assert other.hands != state.hands
         first = make_bot(bot, 5, BUDGET).choose_action(view, RANKED, history)
-        second = make_bot(bot, 5, BUDGET).choose_action(other.view_for(seat), RANKED, history)
+        second = make_bot(bot, 5, BUDGET).choose_action(view_for(other, seat), RANKED, history)
         assert first == second
         checked += 1
     assert checked >= 10
@@ -94,7 +95,7 @@ def test_poisoned_secret_keys_are_never_read(bot: str) -> None:
     for state, history in decisions()[:12]:
         seat = state.to_act
         assert seat is not None
-        view = state.view_for(seat)
+        view = view_for(state, seat)
         clean = make_bot(bot, 9, BUDGET).choose_action(view, RANKED, history)
         dirty = make_bot(bot, 9, BUDGET).choose_action(poisoned(view, state), RANKED, history)
         assert clean == dirty
@@ -105,7 +106,7 @@ def test_redacted_and_raw_history_give_the_same_choice() -> None:
     for state, _ in decisions():
         seat = state.to_act
         assert seat is not None
-        view = state.view_for(seat)
+        view = view_for(state, seat)
         raw = [str(a) for a in state.actions]
         redacted = public_history(raw, view)
         assert all(not t.startswith("draw") for t in redacted)
@@ -118,7 +119,7 @@ def test_without_history_the_bot_still_plays_legally() -> None:
     for state, _ in decisions():
         seat = state.to_act
         assert seat is not None
-        action = choose_action(state.view_for(seat), RANKED, ())
+        action = choose_action(view_for(state, seat), RANKED, ())
         assert action is not None
         state.check_action(seat, action)
 
@@ -136,7 +137,7 @@ def test_act_for_seat_passes_only_the_view_and_the_public_history() -> None:
     for state, _ in decisions()[:6]:
         seat = state.to_act
         assert seat is not None
-        view = state.view_for(seat)
+        view = view_for(state, seat)
         history = public_history(state.actions, view)
         assert act_for_seat(state, seat) == choose_action(view, RANKED, history)
         other = (seat + 1) % 4

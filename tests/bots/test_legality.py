@@ -33,7 +33,8 @@ def test_random_bots_are_legal_too() -> None:
     assert figures["refused"] == []
 
 
-@pytest.mark.parametrize("name", ["ranked", "seed004"])
+# seed003 plays failed throws by forced_part = lowest, which the search's playouts resolve too.
+@pytest.mark.parametrize("name", ["ranked", "seed003", "seed004"])
 def test_search_bots_play_legal_hands(name: str) -> None:
     budget = SearchBudget(max_samples=3, max_ms=None)
     for index in range(2):

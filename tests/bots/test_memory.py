@@ -14,6 +14,7 @@ from games.engine.hand import HandState
 from games.engine.patterns import pair_ids
 from games.engine.random_play import RandomPolicy
 from games.engine.rules import preset
+from games.engine.views import view_for
 
 
 def random_states(name: str, hands: int) -> list[tuple[HandState, list[str]]]:
@@ -45,7 +46,7 @@ def test_memory_is_true_of_the_real_hands(name: str) -> None:
         trump = state.trump
         assert trump is not None
         for seat in range(4):
-            view = state.view_for(seat)
+            view = view_for(state, seat)
             memory = remember(view, public_history(log, view))
             assert memory.complete
             assert Counter({c: n for c, n in enumerate(memory.played) if n}) == played_counts(state)
@@ -70,7 +71,7 @@ def test_failed_throws_are_read_from_the_view() -> None:
                 forced += f.result == "forced"
                 rejected += f.result == "rejected"
             seat = (state.to_act or 0) if state.to_act is not None else 0
-            view = state.view_for(seat)
+            view = view_for(state, seat)
             assert remember(view, public_history(log, view)).complete
     assert forced and rejected
 
@@ -82,9 +83,9 @@ def test_another_seats_rejected_throw_is_redacted() -> None:
             if f.result != "rejected":
                 continue
             viewer = (f.seat + 1) % 4
-            view = state.view_for(viewer)
+            view = view_for(state, viewer)
             history = public_history(log, view)
-            own = public_history(log, state.view_for(f.seat))
+            own = public_history(log, view_for(state, f.seat))
             assert f"play {f.seat}" in history
             assert len(history) == len(own)
             found += 1
@@ -94,7 +95,7 @@ def test_another_seats_rejected_throw_is_redacted() -> None:
 
 def test_without_history_memory_falls_back_to_the_view() -> None:
     for state, _ in random_states("ranked", 1)[10::15]:
-        view = state.view_for(0)
+        view = view_for(state, 0)
         memory = remember(view, None)
         assert memory.complete == (state.tricks == [])
         real = played_counts(state)
@@ -103,7 +104,7 @@ def test_without_history_memory_falls_back_to_the_view() -> None:
 
 def test_a_history_that_does_not_match_the_view_is_not_trusted() -> None:
     state, log = random_states("ranked", 1)[30]
-    view = state.view_for(1)
+    view = view_for(state, 1)
     plays = [t for t in log if t.startswith("play")]
     memory = remember(view, plays[:-5])
     assert not memory.complete

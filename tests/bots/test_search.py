@@ -7,6 +7,7 @@ from random import Random
 
 from games.bots import SearchBot, SearchBudget, knowledge_from_view
 from games.bots.basic import play_options
+from games.engine.views import view_for
 from tests.bots.helpers import RANKED, states_at_plays
 
 BUDGET = SearchBudget(max_samples=6, max_ms=None)
@@ -16,7 +17,7 @@ def test_same_inputs_same_choice() -> None:
     for state, history in states_at_plays(1, (1, 5, 22, 40)):
         seat = state.to_act
         assert seat is not None
-        view = state.view_for(seat)
+        view = view_for(state, seat)
         first = SearchBot(3, BUDGET).choose_action(view, RANKED, history)
         assert first == SearchBot(3, BUDGET).choose_action(view, RANKED, history)
         state.check_action(seat, str(first))
@@ -37,7 +38,7 @@ def test_search_only_picks_among_the_basic_candidates() -> None:
     for state, history in states_at_plays(2, (3, 14, 30)):
         seat = state.to_act
         assert seat is not None
-        k = knowledge_from_view(state.view_for(seat), RANKED, history)
+        k = knowledge_from_view(view_for(state, seat), RANKED, history)
         bot = SearchBot(1, BUDGET)
         play = bot.search(k, Random(1))
         options = [p for _, p in play_options(k)[: BUDGET.candidates]]

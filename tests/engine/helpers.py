@@ -20,6 +20,7 @@ from games.engine import (
     TRUMP,
     WRONG_COUNT,
     Card,
+    Split,
     Trump,
     full_deck,
     is_tractor,
@@ -282,13 +283,27 @@ def suit_first_play(
     return taken + rng.sample(others, len(lead) - len(taken))
 
 
+def random_throw_setup(seed: int) -> tuple[Trump, list[Card], list[list[Card]]]:
+    """A throw-check case from a seed: a rich trick, or a random lead from a deal."""
+    rng = random.Random(seed)
+    if rng.random() < 0.5:
+        trump, lead, hands = rich_trick(seed)
+        return trump, list(lead), [list(h) for h in hands]
+    trump = random_trump(rng)
+    dealt = deal(seed)
+    return trump, random_lead(dealt[0], trump, rng), [list(h) for h in dealt[1:]]
+
+
 # --- reference throw check -----------------------------------------------------------------
 
 
 def reference_throw_check(
-    lead: Sequence[int], others: Sequence[Sequence[int]], trump: Trump
+    lead: Sequence[int],
+    others: Sequence[Sequence[int]],
+    trump: Trump,
+    forced_part: str = "by_kind",
 ) -> list[int] | None:
-    """RULES.md §4 Throw check, restated over actual cards."""
+    """RULES.md §4 Throw check, restated over actual cards (``forced_part`` as in §4)."""
     from games.engine import split_cards
 
     split = split_cards(lead, trump)
@@ -297,7 +312,7 @@ def reference_throw_check(
     group = trump.groups[lead[0]]
     orders = trump.orders
     single_fails = pair_fails = False
-    failing_tractors = []
+    failing_tractors: list[tuple[Card, ...]] = []
     for hand in others:
         suit = [c for c in hand if trump.groups[c] == group]
         pairs = [c for c in set(suit) if suit.count(c) == 2]
@@ -311,10 +326,31 @@ def reference_throw_check(
             beaters = _tractors_of_length(suit, length, trump)
             if any(max(orders[c] for c in t) > top for t in beaters):
                 failing_tractors.append(tractor)
+    if forced_part == "lowest":
+        return _reference_lowest(split, single_fails, pair_fails, failing_tractors, trump)
     if single_fails:
         return [min(split.singles, key=lambda c: (orders[c], -c))]
     if pair_fails:
-        return list(min(split.pairs, key=lambda p: (orders[p[0]], -p[0])))
+        return list(min((orders[p[0]], -p[0], p) for p in split.pairs)[2])
     if failing_tractors:
-        return list(min(failing_tractors, key=lambda t: (len(t), orders[t[0]])))
+        return list(min((len(t), orders[t[0]], t) for t in failing_tractors)[2])
     return None
+
+
+def _reference_lowest(
+    split: Split,
+    single_fails: bool,
+    pair_fails: bool,
+    failing_tractors: list[tuple[Card, ...]],
+    trump: Trump,
+) -> list[int] | None:
+    """``forced_part = lowest``: the failing part with the lowest card, then the shortest."""
+    orders = trump.orders
+    parts: list[list[int]] = [list(t) for t in failing_tractors]
+    if single_fails:
+        parts.append([min(split.singles, key=lambda c: (orders[c], -c))])
+    if pair_fails:
+        parts.append(list(min((orders[p[0]], -p[0], p) for p in split.pairs)[2]))
+    if not parts:
+        return None
+    return min(parts, key=lambda part: (min(orders[c] for c in part), len(part)))

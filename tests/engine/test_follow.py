@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from games.engine import (
+    Card,
     IllegalPlayError,
     Trump,
     check_follow,
@@ -155,7 +156,7 @@ def test_legal_follow_examples(hand: str, lead: str) -> None:
     assert follow_error(held, led, play, trump) is None
 
 
-def _trick_setup(seed: int) -> tuple[Trump, list[list[int]], list[int], random.Random]:
+def _trick_setup(seed: int) -> tuple[Trump, list[list[Card]], list[Card], random.Random]:
     rng = random.Random(seed)
     trump = random_trump(rng)
     hands = [list(h) for h in deal(seed)]

@@ -9,6 +9,7 @@ from games.engine.cards import format_cards
 from games.engine.errors import ShengjiError
 from games.engine.hand import HandState
 from games.engine.rules import RuleSet
+from games.engine.views import legal_actions
 from tests.engine.hand_helpers import designed_deck, draw_all, draw_until, hand_for
 
 
@@ -161,9 +162,9 @@ def test_later_hands_bids_choose_only_the_trump() -> None:
 
 def test_legal_bids_are_listed() -> None:
     state = table("ranked", {0: "2S 2S BJ BJ 2D 3S3S4S4S5S5S6S6S7S7S8S8S9S9STSTSJSJSQSQS"})
-    offered = {format_cards(a.cards) for a in state.legal_actions(0)}
+    offered = {format_cards(a.cards) for a in legal_actions(state, 0)}
     assert offered == {"2S", "2S 2S", "2D", "BJ BJ"}
     state.apply("bid 0 2S 2S")
-    offered = {format_cards(a.cards) for a in state.legal_actions(0)}
+    offered = {format_cards(a.cards) for a in legal_actions(state, 0)}
     assert offered == {"BJ BJ"}
-    assert [str(a) for a in state.legal_actions(None)] == ["close"]
+    assert [str(a) for a in legal_actions(state, None)] == ["close"]

@@ -134,12 +134,14 @@ def test_a_redeal_in_a_later_hand_keeps_the_dealer() -> None:
 
 
 def test_seed000_later_hands_flip_the_kitty() -> None:
+    # seed 000 reads all 8 cards as bids (flip_rule = as_bids): the 2S pair (the fill put the
+    # second 2S in the kitty) beats the earlier single 2D.
     deck = designed_deck(kitty="3S 4C 2D 2S", fill_seed=2)
     state = hand_for("seed000", decks=[deck], dealer=3)
     draw_all(state)
     state.apply("close")
-    assert format_cards(state.flipped) == "3S 4C 2D"
-    assert state.trump is not None and state.trump.suit == "D"
+    assert format_cards(state.flipped) == "3S 4C 2D 2S 4S TD 2S JD"
+    assert state.trump is not None and state.trump.suit == "S"
     assert state.dealer == 3
 
 

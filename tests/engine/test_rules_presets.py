@@ -22,6 +22,8 @@ TABLE = {
     "no_bid_first_hand": ("flip_kitty", "redeal", "flip_kitty", "no_trump", "flip_kitty"),
     "no_bid": ("flip_kitty", "flip_kitty", "flip_kitty", "no_trump", "flip_kitty"),
     "failed_throw": ("force_smallest",) * 4 + ("reject",),
+    "forced_part": ("by_kind", "by_kind", "by_kind", "lowest", "by_kind"),
+    "flip_rule": ("first_card", "as_bids", "first_card", "first_card", "first_card"),
     "kitty_multiplier": ("lead_shape", "lead_shape", "winner_shape", "lead_shape", "pairs"),
     "past_ace": ("match_end",) * 4 + ("wrap",),
     "level_source": ("team", "team", "team", "random", "team"),
@@ -69,6 +71,10 @@ def test_no_bid_for_first_and_later_hands() -> None:
         ("no_bid", "shrug"),
         ("no_bid_first_hand", ""),
         ("failed_throw", "ignore"),
+        ("forced_part", "highest"),
+        ("forced_part", None),
+        ("flip_rule", "last_card"),
+        ("flip_rule", ""),
         ("kitty_multiplier", "triple"),
         ("past_ace", "loop"),
         ("level_source", "dice"),
@@ -114,6 +120,18 @@ def test_strict_reading_codes() -> None:
     assert name.value.code == "unknown_preset"
     with pytest.raises(UnknownOptionError):
         preset("ranked").with_options(colour="red")
+
+
+def test_records_from_before_forced_part_and_flip_rule_read_as_they_were_played() -> None:
+    # Hands stored before the two options existed were played by kind and first card.
+    data = preset("seed000").to_dict()
+    del data["options"]["forced_part"], data["options"]["flip_rule"]
+    rules = RuleSet.from_dict(data)
+    assert (rules.forced_part, rules.flip_rule) == ("by_kind", "first_card")
+    assert rules.name == "seed000" and rules.settlement == "levels"
+    data = preset("seed003").to_dict()
+    assert data["options"]["forced_part"] == "lowest"
+    assert RuleSet.from_dict(data) == preset("seed003")
 
 
 def test_with_options_names_the_copy_custom() -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +17,7 @@ from games.engine import (
     throw_check,
     throw_outcome,
 )
-from tests.engine.helpers import deal, random_lead, random_trump, reference_throw_check, rich_trick
+from tests.engine.helpers import random_throw_setup, reference_throw_check
 
 T_H = ("T", "H")
 
@@ -33,7 +31,8 @@ THROWS = [
     (*T_H, "9S 8S8S 4S4S", ["JS", "", ""], "9S"),
     # ... 若其余某家有此花色的55，则首家必须出44
     (*T_H, "9S 8S8S 4S4S", ["", "5S5S 2S", ""], "4S 4S"),
-    # ... QQ also holds a Q that beats the 9: the single comes first (RULES.md §4)
+    # ... QQ also holds a Q that beats the 9: by kind the single comes first (RULES.md §4;
+    # seed 003's own forced_part = lowest plays the 44: test_forced_part.py)
     (*T_H, "9S 8S8S 4S4S", ["", "", "QSQS"], "9S"),
     # seed 004 §16: 紅心66553 fails on a heart above 3 or a tractor above 6655
     ("2", "S", "6H6H5H5H3H", ["4H", "", ""], "3H"),
@@ -124,20 +123,10 @@ def test_throw_outcome_options() -> None:
         throw_outcome(lead, beaten, trump, throw_penalty=-1)
 
 
-def _throw_setup(seed: int) -> tuple[Trump, list[int], list[list[int]]]:
-    rng = random.Random(seed)
-    if rng.random() < 0.5:
-        trump, lead, hands = rich_trick(seed)
-        return trump, list(lead), [list(h) for h in hands]
-    trump = random_trump(rng)
-    dealt = deal(seed)
-    return trump, random_lead(dealt[0], trump, rng), [list(h) for h in dealt[1:]]
-
-
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.integers(0, 2**32))
 def test_throw_check_forces_only_cards_of_the_lead(seed: int) -> None:
-    trump, lead, others = _throw_setup(seed)
+    trump, lead, others = random_throw_setup(seed)
     forced = throw_check(lead, others, trump)
     if forced is None:
         return
@@ -149,7 +138,7 @@ def test_throw_check_forces_only_cards_of_the_lead(seed: int) -> None:
 @settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(st.integers(0, 2**32))
 def test_throw_check_agrees_with_the_reference(seed: int) -> None:
-    trump, lead, others = _throw_setup(seed)
+    trump, lead, others = random_throw_setup(seed)
     assert throw_check(lead, others, trump) == reference_throw_check(lead, others, trump)
 
 

@@ -11,6 +11,7 @@ import pytest
 from games.engine.hand import BURYING, FINISHED, PLAYING, HandState
 from games.engine.record import record_of, replay
 from games.engine.rules import PRESET_NAMES
+from games.engine.views import legal_actions, view_for, view_public
 from tests.engine.hand_helpers import cards, random_hand
 
 PRIVATE_KEYS = {"seat", "hand"}
@@ -55,17 +56,18 @@ def swapped(state: HandState, swap: tuple[int, int, int, int]) -> HandState:
 def without_throws(view: dict[str, object]) -> dict[str, object]:
     """A view without what differs by viewer for rejected throws (D15)."""
     kept = {k: v for k, v in view.items() if k != "failed_throws"}
-    if isinstance(kept.get("result"), dict):
-        kept["result"] = {k: v for k, v in kept["result"].items() if k != "failed_throws"}
+    result = kept.get("result")
+    if isinstance(result, dict):
+        kept["result"] = {k: v for k, v in result.items() if k != "failed_throws"}
     return kept
 
 
 def check_views(state: HandState) -> None:
-    public = state.view_public()
+    public = view_public(state)
     json.dumps(public)
     assert "hands" not in public and "seed" not in public and "hand" not in public
     for seat in range(4):
-        view = state.view_for(seat)
+        view = view_for(state, seat)
         json.dumps(view)
         assert view["seat"] == seat
         assert Counter(cards(view["hand"])) == Counter(state.hands[seat])
@@ -79,9 +81,9 @@ def check_views(state: HandState) -> None:
         rest.pop("failed_throws")
         assert without_throws(rest) == without_throws(public)
         for swap in hidden_swaps(state, seat):
-            assert swapped(state, swap).view_for(seat) == view
+            assert view_for(swapped(state, swap), seat) == view
     for swap in hidden_swaps(state, None):
-        assert swapped(state, swap).view_public() == public
+        assert view_public(swapped(state, swap)) == public
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -98,10 +100,10 @@ def test_flipped_kitty_is_public_and_the_kitty_goes_to_the_dealer_only() -> None
     burying = next(s for s in steps if s.phase == BURYING)
     dealer = burying.dealer
     assert dealer is not None
-    assert burying.view_for(dealer)["kitty"] is not None
-    assert all(burying.view_for(s)["kitty"] is None for s in range(4) if s != dealer)
-    assert burying.view_public()["kitty"] is None
-    assert burying.view_public()["flipped"] == burying.view_for(dealer)["flipped"]
+    assert view_for(burying, dealer)["kitty"] is not None
+    assert all(view_for(burying, s)["kitty"] is None for s in range(4) if s != dealer)
+    assert view_public(burying)["kitty"] is None
+    assert view_public(burying)["flipped"] == view_for(burying, dealer)["flipped"]
 
 
 def test_a_rejected_throw_shows_its_cards_to_the_thrower_only() -> None:
@@ -110,9 +112,9 @@ def test_a_rejected_throw_shows_its_cards_to_the_thrower_only() -> None:
         rejected = [f for f in state.failed_throws if f.result == "rejected"]
         if rejected:
             failed = rejected[0]
-            view = state.view_for(failed.seat)["failed_throws"][0]
+            view = view_for(state, failed.seat)["failed_throws"][0]
             assert view["attempted"] is not None
-            other = state.view_for((failed.seat + 1) % 4)["failed_throws"][0]
+            other = view_for(state, (failed.seat + 1) % 4)["failed_throws"][0]
             assert other["attempted"] is None
             assert other["attempted_count"] == len(failed.attempted)
             return
@@ -123,14 +125,14 @@ def test_legal_actions_are_accepted() -> None:
     state = random_hand("ranked", 5)
     for step in replay(record_of(state)):
         if step.phase == FINISHED:
-            assert all(step.legal_actions(s) == [] for s in range(4))
+            assert all(legal_actions(step, s) == [] for s in range(4))
             continue
         for seat in [None, 0, 1, 2, 3]:
-            for action in step.legal_actions(seat):
+            for action in legal_actions(step, seat):
                 step.check_action(seat, action)
         actor = step.to_act
         if actor is not None:
-            assert step.legal_actions(actor)
+            assert legal_actions(step, actor)
 
 
 def test_an_escape_reveals_nothing_more() -> None:
@@ -140,8 +142,8 @@ def test_an_escape_reveals_nothing_more() -> None:
     dealer = burying.dealer
     assert dealer is not None
     burying.apply(f"leave {(dealer + 1) % 4}")
-    assert burying.view_public()["kitty"] is None
-    assert all(burying.view_for(s)["kitty"] is None for s in range(4))
+    assert view_public(burying)["kitty"] is None
+    assert all(view_for(burying, s)["kitty"] is None for s in range(4))
     check_views(burying)
 
 
@@ -152,8 +154,8 @@ def test_regression_escape_result_showed_the_kitty_points() -> None:
     playing.apply(f"leave {playing.turn}")
     assert playing.result is not None and playing.result.kitty_points == 0
     for seat in range(4):
-        assert playing.view_for(seat)["result"]["kitty_points"] == 0
-    assert playing.view_public()["result"]["kitty_points"] == 0
+        assert view_for(playing, seat)["result"]["kitty_points"] == 0
+    assert view_public(playing)["result"]["kitty_points"] == 0
 
 
 def test_regression_escape_result_showed_a_rejected_throw() -> None:
@@ -167,10 +169,10 @@ def test_regression_escape_result_showed_a_rejected_throw() -> None:
             step = step.copy()
             thrower = rejected[0].seat
             step.apply(f"leave {(thrower + 1) % 4}")
-            other = step.view_for((thrower + 2) % 4)["result"]["failed_throws"][0]
+            other = view_for(step, (thrower + 2) % 4)["result"]["failed_throws"][0]
             assert other["attempted"] is None
-            assert step.view_public()["result"]["failed_throws"][0]["attempted"] is None
-            own = step.view_for(thrower)["result"]["failed_throws"][0]
+            assert view_public(step)["result"]["failed_throws"][0]["attempted"] is None
+            own = view_for(step, thrower)["result"]["failed_throws"][0]
             assert own["attempted"] is not None
             return
     pytest.fail("no rejected throw in 40 hands")
@@ -182,8 +184,8 @@ def test_regression_view_for_a_seat_outside_0_3_is_refused(seat: object) -> None
 
     state = random_hand("ranked", 2)
     with pytest.raises(ShengjiError) as refused:
-        state.view_for(seat)  # type: ignore[arg-type]
+        view_for(state, seat)  # type: ignore[arg-type]
     assert refused.value.code == "wrong_seat"
     if seat is not None:
         with pytest.raises(ShengjiError):
-            state.legal_actions(seat)  # type: ignore[arg-type]
+            legal_actions(state, seat)  # type: ignore[arg-type]
