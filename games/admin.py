@@ -297,7 +297,7 @@ class HandAdmin(ReadOnlyAdmin):
     def get_readonly_fields(self, request: HttpRequest, obj: Hand | None = None) -> list[str]:
         return self.get_fields(request, obj)
 
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         # Filtering on the seed (seed__lt=… by halves) would recover a live hand's deal.
         if "seed" in lookup:
             return False
@@ -334,7 +334,7 @@ class ActionAdmin(ReadOnlyAdmin):
         # A live hand's log holds the buried kitty and rejected throws: shown once it is over.
         return super().get_queryset(request).exclude(hand__status=Hand.Status.PLAYING)
 
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         if "seed" in lookup:
             return False
         return super().lookup_allowed(lookup, value, request)

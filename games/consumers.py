@@ -72,7 +72,7 @@ def _int(content: dict[str, Any], key: str) -> int:
     return value
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class TableConsumer(AsyncJsonWebsocketConsumer):
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its trip, before every message, to the one shared thread
         to close old database connections: nothing here touches the database except through
@@ -411,7 +411,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
         await self.send_json(state)
 
 
-class LobbyConsumer(AsyncJsonWebsocketConsumer):  # type: ignore[misc]
+class LobbyConsumer(AsyncJsonWebsocketConsumer):
     """The lobby feed: the table list on connecting and after every change."""
 
     async def connect(self) -> None:

@@ -1,4 +1,5 @@
-"""What leaves a committed transaction: socket frames to groups, and deadline tasks.
+"""What leaves a committed transaction: socket frames to groups, and deadline tasks (sent by
+name, ``games.task_names``).
 
 Groups: ``table_<id>`` (every socket at or watching the table: views, chat, system lines,
 table changes; each socket forwards only the view its presence may see) and ``lobby`` (the
@@ -13,9 +14,12 @@ from datetime import datetime
 from typing import Any
 
 from asgiref.sync import async_to_sync
+from celery import current_app
 from channels.layers import get_channel_layer
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
+
+from games import task_names
 
 LOBBY_GROUP = "lobby"
 logger = logging.getLogger(__name__)
@@ -134,29 +138,29 @@ def chat(table_id: int, payload: dict[str, Any]) -> None:
     _send(table_group(table_id), {"type": "chat.line", "line": payload})
 
 
-def schedule_deadline(hand_id: int, seq: int, deadline: datetime) -> None:
-    from games.tasks import hand_deadline
+def _send_task(name: str, args: tuple[Any, ...], **options: Any) -> None:
+    """Queue the task registered under ``name`` (``games.task_names``) by its name: this module
+    imports no task, since the tasks call the services and the services call this module."""
+    current_app.send_task(name, args, **options)
 
+
+def schedule_deadline(hand_id: int, seq: int, deadline: datetime) -> None:
     try:
-        hand_deadline.apply_async((hand_id, seq, deadline.isoformat()), eta=deadline)
+        _send_task(task_names.HAND_DEADLINE, (hand_id, seq, deadline.isoformat()), eta=deadline)
     except SEND_FAILURES:
         # The sweeper sends every overdue deadline again once the broker is back.
         logger.warning("deadline of hand %s at %s not queued: broker unreachable", hand_id, seq)
 
 
 def schedule_grace(seat_id: int, since: str, grace_s: int) -> None:
-    from games.tasks import seat_grace
-
     try:
-        seat_grace.apply_async((seat_id, since), countdown=grace_s)
+        _send_task(task_names.SEAT_GRACE, (seat_id, since), countdown=grace_s)
     except SEND_FAILURES:  # the sweeper takes the seats whose grace ran out
         logger.warning("grace period of seat %s not queued: broker unreachable", seat_id)
 
 
 def schedule_wrap_up(hand_id: int) -> None:
-    from games.tasks import hand_wrap_up
-
     try:
-        hand_wrap_up.delay(hand_id)
+        _send_task(task_names.HAND_WRAP_UP, (hand_id,))
     except SEND_FAILURES:  # the sweeper wraps up every hand still waiting
         logger.warning("wrap-up of hand %s not queued: broker unreachable", hand_id)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from accounts.models import User
+from games.engine import view_for, view_public
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Seat, Table
 
@@ -86,13 +87,13 @@ def table_summary(table: Table) -> dict[str, Any]:
 def hand_view_for(*, hand: Hand, presence: Presence) -> dict[str, Any]:
     state = load_state(hand)
     if presence.seat is not None:
-        view = state.view_for(presence.seat)
+        view = view_for(state, presence.seat)
     elif presence.watching is not None and spectator_may_see(
         table_id=presence.table_id, seat=presence.watching
     ):
-        view = state.view_for(presence.watching)
+        view = view_for(state, presence.watching)
     else:
-        view = state.view_public()
+        view = view_public(state)
     return {
         "id": hand.pk,
         "seq": hand.seq,

@@ -8,7 +8,7 @@ from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
 
-from games import services
+from games import services, task_names
 
 logger = logging.getLogger(__name__)
 
@@ -16,7 +16,7 @@ logger = logging.getLogger(__name__)
 RETRY = {"autoretry_for": (OperationalError,), "retry_backoff": 0.2, "max_retries": 5}
 
 
-@shared_task(ignore_result=True, **RETRY)
+@shared_task(name=task_names.HAND_DEADLINE, ignore_result=True, **RETRY)
 def hand_deadline(hand_id: int, seq: int, due: str | None = None) -> bool:
     """The deadline task of (hand, seq): acts only if the time has come and the hand has not
     moved on; the hand's timer task sends itself again when the deadline moved on."""
@@ -27,19 +27,19 @@ def hand_deadline(hand_id: int, seq: int, due: str | None = None) -> bool:
     return run.outcome == "moved"
 
 
-@shared_task(ignore_result=True, **RETRY)
+@shared_task(name=task_names.HAND_WRAP_UP, ignore_result=True, **RETRY)
 def hand_wrap_up(hand_id: int) -> bool:
     """Settle an ended hand and open its table again (once: a repeat does nothing)."""
     return services.hand_wrap_up(hand_id=hand_id)
 
 
-@shared_task(ignore_result=True, **RETRY)
+@shared_task(name=task_names.SEAT_GRACE, ignore_result=True, **RETRY)
 def seat_grace(seat_id: int, since: str) -> bool:
     """A disconnected player's grace period ended: the bot takes the seat if still away."""
     return services.seat_takeover(seat_id=seat_id, since=since)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name=task_names.SWEEP, ignore_result=True)
 def sweep() -> int:
     """Catch deadlines and grace periods whose task was lost, and forget sockets a dead server
     left behind."""

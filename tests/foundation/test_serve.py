@@ -17,6 +17,7 @@ from pathlib import Path
 import psutil
 import pytest
 import websockets
+from websockets.typing import Origin
 
 from shengji_site.embedded import free_port, port_is_open
 
@@ -120,7 +121,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
 
 async def echo_over_websocket(site: Site) -> object:
     uri = f"ws://127.0.0.1:{site.http_port}/ws/echo/"
-    async with websockets.connect(uri, origin=site.url, open_timeout=10) as socket:
+    async with websockets.connect(uri, origin=Origin(site.url), open_timeout=10) as socket:
         await socket.send(json.dumps({"type": "ping", "text": "升级"}))
         return json.loads(await asyncio.wait_for(socket.recv(), 10))
 

@@ -38,7 +38,9 @@ def test_redis_is_a_real_server(redis_url: str) -> None:
     assert client.info("server")["redis_version"]
     key = f"test:{uuid.uuid4()}"
     client.set(key, "值", ex=10)
-    assert client.get(key).decode() == "值"
+    value = client.get(key)
+    assert isinstance(value, bytes)
+    assert value.decode() == "值"
 
 
 async def test_channel_layer_round_trips_through_redis(redis_url: str) -> None:

@@ -37,7 +37,8 @@ def run_manage(env_overrides: dict[str, str], *args: str) -> subprocess.Complete
 def settings_with(env: dict[str, str]) -> dict[str, object]:
     done = run_manage(env, "shell", "-c", PRINT_SETTINGS)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    printed: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return printed
 
 
 def test_check_deploy_is_clean_with_debug_off_and_a_real_secret(tmp_path: Path) -> None:

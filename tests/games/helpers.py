@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from accounts.models import User
@@ -48,14 +49,17 @@ def deal_and_close(hand: Hand) -> Hand:
     return fresh(hand)
 
 
-def act_as_bot_would(hand: Hand, users: list[User]) -> str:
-    """The seat in turn plays the first legal action the engine offers, through hand_act."""
+def act_as_bot_would(hand: Hand, users: Sequence[User | None]) -> str:
+    """The seat in turn plays the first legal action the engine offers, through hand_act (as
+    its user: `users` may hold None for the seats the test never lets act)."""
     hand = fresh(hand)
     state = load_state(hand)
     seat = state.to_act
     assert seat is not None
+    user = users[seat]
+    assert user is not None
     text = str(legal_actions(state, seat)[0])
-    services.hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
+    services.hand_act(hand_id=hand.pk, user=user, text=text, seq=hand.seq)
     return text
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from games.engine import HandRecord, replay_final
+from games.engine import HandRecord, legal_actions, replay_final, view_all, view_for
 from games.errors import ApplicationError
 from games.handstate import action_texts, forget_states, load_state, record_for
 from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
@@ -67,6 +67,7 @@ def test_the_next_hand_continues_the_match_with_the_same_four() -> None:
         second = services.seat_ready(table_id=table.pk, user=user) or second
     assert second is not None
     assert second.match_id == finished.match_id and second.number == 2
+    assert finished.result is not None
     assert second.levels == finished.result["levels_after"]
     assert second.dealer == finished.result["next_dealer"]
 
@@ -78,7 +79,8 @@ def test_a_stale_or_repeated_seq_is_refused_and_changes_nothing() -> None:
     hand = fresh(hand)
     state = load_state(hand)
     seat = state.to_act
-    text = f"play {seat} {state.view_for(seat)['hand'].split()[0]}"
+    assert seat is not None
+    text = f"play {seat} {view_for(state, seat)['hand'].split()[0]}"
     with pytest.raises(ApplicationError) as refused:
         services.hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq - 1)
     assert refused.value.code == "stale_seq"
@@ -95,14 +97,15 @@ def test_a_play_out_of_turn_or_for_another_seat_is_refused() -> None:
     hand = fresh(hand)
     state = load_state(hand)
     leader = state.to_act
+    assert leader is not None
     other = (leader + 1) % 4
-    card = state.view_for(other)["hand"].split()[0]
+    card = view_for(state, other)["hand"].split()[0]
     with pytest.raises(ApplicationError) as out_of_turn:
         services.hand_act(
             hand_id=hand.pk, user=users[other], text=f"play {other} {card}", seq=hand.seq
         )
     assert out_of_turn.value.code == "not_your_turn"
-    leader_card = state.view_for(leader)["hand"].split()[0]
+    leader_card = view_for(state, leader)["hand"].split()[0]
     with pytest.raises(ApplicationError) as for_another:
         services.hand_act(
             hand_id=hand.pk, user=users[other], text=f"play {leader} {leader_card}", seq=hand.seq
@@ -141,7 +144,7 @@ def test_a_bid_made_while_cards_arrive_is_not_stale() -> None:
     hand = fresh(hand)
     assert hand.seq == seen + 100
     state = load_state(hand)
-    bids = [(seat, b) for seat in range(4) for b in state.legal_actions(seat)]
+    bids = [(seat, b) for seat in range(4) for b in legal_actions(state, seat)]
     assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
     seat, bid = bids[0]
     services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=seen)
@@ -154,6 +157,7 @@ def test_an_escape_stops_the_hand_and_frees_the_seat() -> None:
     services.hand_leave(hand_id=hand.pk, user=users[2])
     hand = fresh(hand)
     assert hand.status == Hand.Status.ESCAPED
+    assert hand.result is not None
     assert hand.result["escaper"] == 2
     assert HandPlayer.objects.get(hand=hand, seat=2).escaped
     assert Seat.objects.get(table=table, index=2).user is None
@@ -211,9 +215,9 @@ def test_state_rebuilt_from_the_log_equals_the_cached_state() -> None:
     for _ in range(9):
         act_as_bot_would(hand, users)
     hand = fresh(hand)
-    cached = load_state(hand).view_all()
+    cached = view_all(load_state(hand))
     forget_states()
-    assert load_state(hand).view_all() == cached
+    assert view_all(load_state(hand)) == cached
 
 
 def test_when_the_four_change_a_new_match_starts_at_level_two() -> None:
@@ -237,6 +241,7 @@ def test_a_player_still_away_at_the_end_is_settled_then_charged_as_an_escaper() 
     services.seat_connected(table_id=table.pk, user=users[1], channel_name="socket-1")
     seat = services.seat_disconnected(channel_name="socket-1")
     assert seat is not None and not seat.connected
+    assert seat.disconnected_at is not None
     assert services.seat_takeover(seat_id=seat.pk, since=seat.disconnected_at.isoformat())
     assert not services.seat_takeover(seat_id=seat.pk, since="2000-01-01T00:00:00+00:00")
     hand = play_out(deal_and_close(hand), users)
@@ -257,7 +262,7 @@ def test_bids_and_results_become_system_lines() -> None:
     assert advance(hand)
     hand = fresh(hand)
     state = load_state(hand)
-    bids = [(seat, b) for seat in range(4) for b in state.legal_actions(seat)]
+    bids = [(seat, b) for seat in range(4) for b in legal_actions(state, seat)]
     assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
     seat, bid = bids[0]
     services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)

@@ -17,8 +17,8 @@ from django.utils import translation
 from games.engine import MUST_FOLLOW_PAIR, IllegalPlayError
 from games.errors import ApplicationError, error_messages
 from tests.games.helpers import make_table, make_users
+from tests.https import HTTPS
 
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
 LOCALES = {"zh_Hans": "zh-hans", "zh_Hant": "zh-hant", "en": "en"}
 BROWSERS = {"zh-hans": "zh-CN,zh;q=0.9", "zh-hant": "zh-TW,zh;q=0.9", "en": "en-US,en;q=0.9"}
 # A few words per language, as players read them.

@@ -18,10 +18,8 @@ from games.models import Hand, Seat, Table
 from ladder.services import ladder_profile_open
 from shengji_site.asgi import application
 from tests.games.helpers import make_table, make_users, seat_all
+from tests.https import HTTPS, JSON
 
-# The site redirects plain HTTP to HTTPS; the test client comes in as a TLS proxy passes it on.
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
-JSON = {"HTTP_ACCEPT": "application/json"}
 LOBBY = "/tables/"
 
 
@@ -176,7 +174,7 @@ def test_sit_ready_and_leave_through_the_views_with_refusals_shown() -> None:
     # Only POST, and only logged in.
     assert b.get(f"{base}/sit/").status_code == 405
     anonymous = Client(**HTTPS)
-    assert anonymous.post(f"{base}/sit/", {"seat": "0"}).url.startswith("/accounts/login/")
+    assert anonymous.post(f"{base}/sit/", {"seat": "0"})["Location"].startswith("/accounts/login/")
     assert anonymous.post(f"{base}/sit/", {"seat": "0"}, **JSON).status_code == 401
 
 
@@ -257,7 +255,7 @@ def _session_headers(user: User) -> list[tuple[bytes, bytes]]:
 
 async def _frame_where(socket: WebsocketCommunicator, test: Any) -> dict[str, Any]:
     for _ in range(20):
-        frame = await socket.receive_json_from(timeout=10)
+        frame: dict[str, Any] = await socket.receive_json_from(timeout=10)
         assert frame["type"] == "lobby"
         if test(frame):
             return frame

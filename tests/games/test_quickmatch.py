@@ -23,9 +23,7 @@ from games.services import db_now
 from ladder.models import LadderProfile
 from ladder.services import ladder_profile_open
 from tests.games.helpers import make_table, make_users, seat_all
-
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
-JSON = {"HTTP_ACCEPT": "application/json"}
+from tests.https import HTTPS, JSON
 
 
 @pytest.fixture(autouse=True)

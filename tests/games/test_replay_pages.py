@@ -20,9 +20,9 @@ from games.models import Hand
 from games.replay import replay_steps_get
 from ladder.selectors import hand_replay_url
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, play_out, seat_all
+from tests.https import HTTPS
 
 pytestmark = pytest.mark.django_db
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
 
 
 @pytest.fixture
@@ -71,6 +71,7 @@ def test_a_finished_hand_has_a_replay_page_with_all_four_hands_at_every_step(
     assert all(len(step["view"]["hands"]) == 4 for step in steps)
     assert bury["view"]["buried"] and len(bury["view"]["buried"].split()) == 8
     plays = [step for step in steps if step["kind"] == "play"]
+    assert hand.result is not None
     assert plays[0]["trick"] == 1 and plays[-1]["trick"] == hand.result["tricks"]
     assert steps[-1]["view"]["result"] == hand.result
     assert [p["name"] for p in data["players"]] == [str(u) for u in users]
@@ -144,6 +145,7 @@ def test_the_ledger_of_a_finished_hand_and_the_profile_links_to_the_replay(
     rows = {row["username"]: row for row in ledger["players"]}
     assert set(rows) == {u.username for u in users}
     assert [rows[u.username]["seat"] for u in users] == [0, 1, 2, 3]
+    assert hand.result is not None
     winners = set(hand.result["winning_seats"])
     for seat, user in enumerate(users):
         row = rows[user.username]

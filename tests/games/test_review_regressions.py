@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from games import services
+from games.engine import legal_actions
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
@@ -34,9 +35,8 @@ def test_regression_admin_could_filter_live_hands_by_seed_and_read_the_bury() ->
     staff.save()
     client = Client()
     client.force_login(staff)
-    probe = client.get(
-        "/admin/games/hand/", {"status__exact": "playing", "seed__lt": 2**62}, secure=True
-    )
+    query: dict[str, str | int] = {"status__exact": "playing", "seed__lt": 2**62}
+    probe = client.get("/admin/games/hand/", query, secure=True)
     assert probe.status_code == 400
     log = client.get("/admin/games/action/", secure=True)
     assert log.status_code == 200
@@ -54,9 +54,9 @@ def test_regression_a_removed_player_left_a_dead_bot_seat_and_could_still_escape
     while fresh(hand).status == Hand.Status.PLAYING:
         state = load_state(fresh(hand))
         if state.to_act == 2:
-            Hand.objects.filter(pk=hand.pk).update(
-                deadline=fresh(hand).deadline - timedelta(days=1)
-            )
+            deadline = fresh(hand).deadline
+            assert deadline is not None
+            Hand.objects.filter(pk=hand.pk).update(deadline=deadline - timedelta(days=1))
             assert advance(hand)
         else:
             act_as_bot_would(hand, users)
@@ -91,7 +91,7 @@ def test_regression_a_player_away_at_the_end_kept_the_seat_under_seed004() -> No
     hand = seat_all(table, users)
     services.seat_connected(table_id=table.pk, user=users[1], channel_name="socket-1")
     seat = services.seat_disconnected(channel_name="socket-1")
-    assert seat is not None
+    assert seat is not None and seat.disconnected_at is not None
     services.seat_takeover(seat_id=seat.pk, since=seat.disconnected_at.isoformat())
     hand = play_out(deal_and_close(hand), users)
     assert Seat.objects.get(table=table, index=1).user is None
@@ -105,8 +105,9 @@ def test_regression_a_bid_after_the_window_counted_when_the_close_ran_late() -> 
     assert advance(hand)
     hand = fresh(hand)
     state = load_state(hand)
-    bids = [(seat, b) for seat in range(4) for b in state.legal_actions(seat)]
+    bids = [(seat, b) for seat in range(4) for b in legal_actions(state, seat)]
     assert bids
+    assert hand.deadline is not None
     Hand.objects.filter(pk=hand.pk).update(deadline=hand.deadline - timedelta(minutes=5))
     seat, bid = bids[0]
     with pytest.raises(ApplicationError) as refused:

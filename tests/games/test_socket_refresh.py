@@ -14,8 +14,8 @@ from channels.testing import WebsocketCommunicator
 
 from games import selectors, services
 from games.realtime import table_group
+from proof.fuzz import session_headers
 from shengji_site.asgi import application
-from shengji_site.testing.fuzz import session_headers
 from tests.games.helpers import make_table, make_users, seat_all
 
 pytestmark = [pytest.mark.django_db(transaction=True)]

@@ -15,6 +15,7 @@ from games import services
 from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Table
+from games.services import hands
 from games.tasks import sweep
 from ladder.models import HandSettlement, LedgerEntry
 from tests.games.helpers import (
@@ -49,7 +50,7 @@ def last_move_without_wrap_up(hand: Hand, users: list[User]) -> Hand:
     seat = state.to_act
     assert seat is not None
     text = str(legal_actions(state, seat)[0])
-    return services._hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
+    return hands._hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
 
 
 def test_the_last_move_wraps_the_hand_up_right_after() -> None:
@@ -87,6 +88,7 @@ def test_a_hand_whose_wrap_up_never_ran_holds_its_table_until_the_sweeper_wraps_
     assert LedgerEntry.objects.filter(hand=hand).count() >= 4
     match = wrapped.match
     match.refresh_from_db()
+    assert wrapped.result is not None
     assert match.levels == wrapped.result["levels_after"]
     # The four pressed ready while it waited: the wrap-up starts the next hand.
     started = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)

@@ -1,0 +1,134 @@
+"""What every service module shares: the numbers, the database's clock, the row locks, and the
+few seat and table writes that several concerns make. Imports no other module of the package."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from accounts.models import User
+from games import realtime
+from games.errors import ApplicationError
+from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
+
+SEATS = 4
+DRAWS = 100
+DRAW_BATCH = 5  # draws applied per deadline during the deal: a frame every 5 cards
+CHAT_MAX = 200
+MAX_STAKE = 100_000
+
+
+def db_now() -> datetime:
+    """The database's clock: the one every deadline is compared with."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT clock_timestamp()")
+        (now,) = cursor.fetchone()
+    return now  # type: ignore[no-any-return]
+
+
+def bot_delay() -> timedelta:
+    return timedelta(milliseconds=settings.SHENGJI_BOT_DELAY_MS)
+
+
+# --- row locks -------------------------------------------------------------------------------
+
+
+def _quoted(model: type[Any]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# The busiest statements, written out: the ORM's building of a query costs more CPU than the
+# database's answering of these (docs/proof/LOAD.md). Each locks what it reads.
+_TABLE_LOCK = f"SELECT * FROM {_quoted(Table)} WHERE id = %s FOR UPDATE"
+_SEATS_LOCK = f'SELECT * FROM {_quoted(Seat)} WHERE table_id = %s ORDER BY "index" FOR UPDATE'
+_PLAYING_HAND_LOCK = f"""
+    SELECT h.*, clock_timestamp() AS db_now,
+        (SELECT p.seat FROM {_quoted(HandPlayer)} p WHERE p.hand_id = h.id AND p.user_id = %s)
+            AS player_seat
+    FROM {_quoted(Hand)} h JOIN {_quoted(Match)} m ON m.id = h.match_id
+    WHERE m.table_id = %s AND h.status = %s
+    ORDER BY h.id DESC LIMIT 1
+    FOR UPDATE OF h
+"""
+
+
+def lock_table(table_id: int) -> Table:
+    found = list(Table.objects.raw(_TABLE_LOCK, [table_id]))
+    if not found:
+        raise ApplicationError("not_found")
+    return found[0]
+
+
+def locked_seats(table: Table) -> list[Seat]:
+    return list(Seat.objects.raw(_SEATS_LOCK, [table.pk]))
+
+
+def lock_playing_hand(table: Table, user: User) -> Hand | None:
+    """The table's hand in progress, locked, with the database's clock (``db_now``) and the
+    user's seat in that hand (``player_seat``, None if not a player of it). Its match holds
+    only its table until a field is read (``wrap_up._update_match`` saves only the fields it
+    sets)."""
+    found = list(Hand.objects.raw(_PLAYING_HAND_LOCK, [user.pk, table.pk, Hand.Status.PLAYING]))
+    if not found:
+        return None
+    hand = found[0]
+    match = Match.from_db(connection.alias, ["id", "table_id"], [hand.match_id, table.pk])
+    match.table = table
+    hand.match = match
+    return hand
+
+
+def lock_hand(hand_id: int) -> Hand:
+    """Lock the hand's table, then the hand: every service takes its locks in the order
+    Table → Hand → Seats (by index) → ladder rows, so no two of them can deadlock."""
+    table_id = Hand.objects.filter(pk=hand_id).values_list("match__table_id", flat=True).first()
+    if table_id is None:
+        raise ApplicationError("not_found")
+    lock_table(table_id)
+    return (
+        Hand.objects.select_for_update(of=("self",)).select_related("match__table").get(pk=hand_id)
+    )
+
+
+def hand_seats(hand: Hand) -> list[Seat]:
+    return list(Seat.objects.raw(_SEATS_LOCK, [hand.match.table_id]))
+
+
+def lock_current_hand(table: Table) -> Hand | None:
+    hand = current_hand(table)
+    return None if hand is None else lock_hand(hand.pk)
+
+
+# --- the table's hand, its seats -------------------------------------------------------------
+
+
+def current_hand(table: Table) -> Hand | None:
+    return (
+        Hand.objects.filter(match__table=table, status=Hand.Status.PLAYING).order_by("-pk").first()
+    )
+
+
+def hand_on(table: Table) -> bool:
+    """A hand is in progress, or has ended and is not yet wrapped up (``hand_wrap_up``)."""
+    return table.status == Table.Status.PLAYING or current_hand(table) is not None
+
+
+def free_seat(seat: Seat) -> None:
+    seat.user = None
+    seat.ready = False
+    seat.bot = False
+    seat.disconnected_at = None
+    seat.connected = False
+    seat.show_hand_to_spectators = False
+    seat.save()
+    SeatConnection.objects.filter(seat=seat).delete()
+
+
+def table_changed(table: Table, line: str | None) -> None:
+    if line:
+        ChatLine.objects.create(table=table, system=True, text=line[:CHAT_MAX])
+    table_id = table.pk
+    transaction.on_commit(lambda: realtime.table_changed(table_id, line))

@@ -1,0 +1,173 @@
+"""What every change of a hand's state goes through, whoever made it (a player, the deadline,
+a takeover, an admin): the action log, the system lines, the next deadline and its task, the
+snapshot, and the views sent on commit. Call while holding the hand row lock."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import cast
+
+from django.db import transaction
+from django.db.models import Count, Q
+
+from games import realtime
+from games.engine import HandState, view_for, view_public
+from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED
+from games.handstate import public_summary, remember_state
+from games.models import Action, Hand, HandPlayer, Seat
+from games.services._common import DRAW_BATCH, DRAWS, SEATS, bot_delay
+from games.services.chat import system_line
+
+
+def catch_up_deal(
+    hand: Hand, state: HandState, now: datetime
+) -> list[tuple[int | None, str, bool]]:
+    """Apply the draws due by ``now``: card k arrives k × interval after the deal starts."""
+    if state.phase != DEALING or hand.deal_started_at is None:
+        return []
+    interval = state.rules.deal_interval_ms
+    elapsed_ms = (now - hand.deal_started_at).total_seconds() * 1000
+    due = DRAWS if interval == 0 else min(DRAWS, math.floor(elapsed_ms / interval) + 1)
+    logged: list[tuple[int | None, str, bool]] = []
+    while state.phase == DEALING and state.drawn < due:
+        state.apply("draw")
+        logged.append((None, "draw", False))
+    return logged
+
+
+def log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
+    first = hand.seq
+    Action.objects.bulk_create(
+        [
+            Action(hand=hand, seq=first + i, seat=seat, text=text, auto=auto)
+            for i, (seat, text, auto) in enumerate(logged)
+        ]
+    )
+    hand.seq = first + len(logged)
+
+
+def system_lines(
+    hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], throws_before: int
+) -> None:
+    """Chat lines everyone may read: bids and failed throws (never a hidden card)."""
+    lines = [
+        f"seat {seat} bids {text.split(' ', 2)[2]}"
+        for seat, text, _ in logged
+        if text.startswith("bid ")
+    ]
+    for failed in state.failed_throws[throws_before:]:
+        shown = failed.to_dict()
+        if failed.result == "forced":
+            lines.append(
+                f"seat {failed.seat}'s throw {shown['attempted']} fails: "
+                f"{shown['played']} is played instead"
+            )
+        else:
+            lines.append(f"seat {failed.seat}'s throw fails and is taken back")
+    for line in lines:
+        system_line(hand.match.table_id, line)
+
+
+def count_turns(hand: Hand) -> None:
+    """Each seat's plays (and bury) and how many of them the bot made, from the log, once the
+    hand has ended (the ladder's rating and the replay read them; nothing does before)."""
+    counts = (
+        Action.objects.filter(hand=hand, seat__isnull=False)
+        .filter(Q(text__startswith="play") | Q(text__startswith="bury"))
+        .values("seat")
+        .annotate(turns=Count("pk"), auto_turns=Count("pk", filter=Q(auto=True)))
+    )
+    for row in counts:
+        seat = cast(int, row["seat"])  # never None: seat__isnull=False
+        HandPlayer.objects.filter(hand=hand, seat=seat).update(
+            turns=row["turns"], auto_turns=row["auto_turns"]
+        )
+
+
+def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> datetime:
+    rules = state.rules
+    interval = timedelta(milliseconds=rules.deal_interval_ms)
+    started = hand.deal_started_at or now
+    if state.phase == DEALING:
+        return started + interval * min(state.drawn + DRAW_BATCH - 1, DRAWS - 1)
+    if state.phase == BIDDING:
+        return started + interval * (DRAWS - 1) + timedelta(seconds=rules.bid_window_s)
+    seat = state.to_act
+    assert seat is not None
+    if seats[seat].bot:
+        return now + bot_delay()
+    limit = rules.bury_s if state.phase == BURYING else rules.play_s
+    return now + timedelta(seconds=limit)
+
+
+# What a hand's moves change; the rest of the row (rules, seed, dealer, levels) is fixed when
+# the hand starts.
+HAND_MOVING_FIELDS = [
+    "seq",
+    "deal_started_at",
+    "snapshot",
+    "deadline",
+    "timer_seq",
+    "timer_at",
+    "status",
+    "result",
+    "finished_at",
+    "awaiting_wrap_up",
+]
+
+
+def after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
+    """Save the hand after its state moved; send views (and a deadline task if one is
+    needed) on commit."""
+    if state.phase == FINISHED:
+        _finish_hand(hand, state, now)
+    else:
+        hand.deadline = _next_deadline(hand, state, now, seats)
+    timer = _timer_to_send(hand, now)
+    hand.snapshot = public_summary(state, hand.deadline)
+    hand.save(update_fields=HAND_MOVING_FIELDS)
+    hand_id, seq, table_id = hand.pk, hand.seq, hand.match.table_id
+    views = [view_for(state, seat) for seat in range(SEATS)]
+    public = view_public(state)
+    occupants = [seat.user_id for seat in seats]
+    watchable = [seat.show_hand_to_spectators and not hand.match.table.ranked for seat in seats]
+
+    def publish() -> None:
+        remember_state(hand_id, state)
+        realtime.hand_changed(table_id, hand_id, seq, views, public, occupants, watchable)
+        if timer is not None:
+            realtime.schedule_deadline(hand_id, *timer)
+
+    transaction.on_commit(publish)
+
+
+def _timer_to_send(hand: Hand, now: datetime) -> tuple[int, datetime] | None:
+    """The deadline task this change must send, as (seq, due), or None when the task in
+    flight is due no later than the new deadline and has not come yet: it will find the
+    deadline moved on and send itself again for it (``deadline_run``). A player's move moves
+    the deadline later, so a table sends one task per clock period instead of one per move.
+
+    A task past its due time may be running now, or lost (the sweeper sends lost ones): a new
+    one is sent, and the old one, no longer the timer, does nothing when it runs."""
+    if hand.deadline is None:
+        hand.timer_seq = hand.timer_at = None
+        return None
+    pending = hand.timer_at
+    if hand.timer_seq is not None and pending is not None and now <= pending <= hand.deadline:
+        return None
+    hand.timer_seq, hand.timer_at = hand.seq, hand.deadline
+    return hand.seq, hand.deadline
+
+
+def _finish_hand(hand: Hand, state: HandState, now: datetime) -> None:
+    """The hand's last move: its result. The rest (settlement, match, seats, the table) is
+    ``hand_wrap_up``'s, in a transaction of its own right after this one commits, so the last
+    move's views go out as fast as any other's."""
+    result = state.result
+    assert result is not None
+    hand.result = result.to_dict()
+    hand.status = Hand.Status.ESCAPED if result.escaper is not None else Hand.Status.FINISHED
+    hand.finished_at = now
+    hand.deadline = None
+    hand.awaiting_wrap_up = True

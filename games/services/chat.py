@@ -1,0 +1,48 @@
+"""Chat: players' lines, and the system lines everyone may read (bids, failed throws)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from accounts.models import User
+from games import ratelimits, realtime
+from games.errors import ApplicationError
+from games.models import ChatLine, Table
+from games.services._common import CHAT_MAX
+
+
+def _clean_chat(text: str) -> str:
+    cleaned = "".join(ch for ch in str(text) if ch.isprintable()).strip()
+    if not cleaned:
+        raise ApplicationError("chat_empty")
+    if len(cleaned) > CHAT_MAX:
+        raise ApplicationError("chat_too_long")
+    return cleaned
+
+
+@transaction.atomic
+def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
+    if not user.is_authenticated:
+        raise ApplicationError("login_required")
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        raise ApplicationError("not_found")
+    if table.status == Table.Status.CLOSED:
+        raise ApplicationError("table_closed")
+    cleaned = _clean_chat(text)
+    ratelimits.chat_line_check(user_id=user.pk)  # per user over all tables and sockets
+    line = ChatLine.objects.create(table=table, user=user, text=cleaned)
+    payload = {
+        "user": str(user),
+        "text": line.text,
+        "system": False,
+        "at": line.created_at.isoformat(),
+    }
+    transaction.on_commit(lambda: realtime.chat(table_id, payload))
+    return line
+
+
+def system_line(table_id: int, text: str) -> None:
+    line = ChatLine.objects.create(table_id=table_id, system=True, text=text[:CHAT_MAX])
+    payload = {"user": None, "text": line.text, "system": True, "at": line.created_at.isoformat()}
+    transaction.on_commit(lambda: realtime.chat(table_id, payload))

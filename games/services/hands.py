@@ -1,0 +1,151 @@
+"""Acting in a hand: a player's bid, bury or play (by the hand, or by the table: the socket's
+path), checking one without making it, and leaving the hand (an escape). A move that ends the
+hand has it wrapped up after its commit."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from django.db import transaction
+
+from accounts.models import User
+from games import realtime
+from games.engine import ShengjiError
+from games.engine.hand import BIDDING
+from games.errors import ApplicationError
+from games.handstate import load_state
+from games.models import Action, Hand, HandPlayer, Seat
+from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table
+from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
+from games.services.wrap_up import wrapped_up
+
+
+def playing_hand_id(*, table_id: int) -> int | None:
+    return (
+        Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
+
+
+def _seat_in_hand(hand: Hand, user: User) -> int:
+    player = HandPlayer.objects.filter(hand=hand, user=user).first()
+    if player is None:
+        raise ApplicationError("not_seated")
+    return player.seat
+
+
+def _check_fresh(hand: Hand, seq: int) -> None:
+    """A stale or repeated message is refused. Only the deal's own draws do not make a view
+    stale: a bid made while cards arrive still stands (docs/PROTOCOL.md)."""
+    if seq == hand.seq:
+        return
+    if seq > hand.seq or seq < 0:
+        raise ApplicationError("stale_seq")
+    newer = Action.objects.filter(hand=hand, seq__gte=seq).exclude(text="draw")
+    if newer.exists():
+        raise ApplicationError("stale_seq")
+
+
+def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
+    """Apply one action of the user's seat, made on the view numbered ``seq``."""
+    return wrapped_up(_hand_act(hand_id=hand_id, user=user, text=text, seq=seq))
+
+
+@transaction.atomic
+def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
+    """Apply one action of the user's seat, made on the view numbered ``seq``."""
+    hand = lock_hand(hand_id)
+    if hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    _check_fresh(hand, seq)
+    return _act(hand, hand_seats(hand), seat, text, db_now())
+
+
+def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
+    """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
+    progress, made on the view numbered ``seq`` (the socket's path)."""
+    hand = _table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq)
+    if hand.awaiting_wrap_up:
+        # In the worker, not here: the settlement's tens of milliseconds of Python would hold
+        # the interpreter lock that every socket of this server process waits for.
+        hand_id = hand.pk
+        transaction.on_commit(lambda: realtime.schedule_wrap_up(hand_id))
+    return hand
+
+
+@transaction.atomic
+def _table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
+    """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
+    progress, made on the view numbered ``seq``: the socket's path, which finds the hand, the
+    user's seat in it and the database's clock in the statement that locks the hand (the
+    fewest round trips on the busiest path)."""
+    table = lock_table(table_id)
+    hand = lock_playing_hand(table, user)
+    if hand is None:
+        seated = user.pk is not None and table.seats.filter(user=user).exists()
+        raise ApplicationError("no_hand" if seated else "not_seated")
+    seats = hand_seats(hand)
+    seat = next((s.index for s in seats if user.pk is not None and s.user_id == user.pk), None)
+    if seat is None or hand.player_seat != seat:  # type: ignore[attr-defined]
+        raise ApplicationError("not_seated")
+    _check_fresh(hand, seq)
+    now: datetime = hand.db_now  # type: ignore[attr-defined]
+    return _act(hand, seats, seat, f"{kind} {seat} {cards}", now)
+
+
+def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> Hand:
+    state = load_state(hand)
+    throws_before = len(state.failed_throws)
+    logged = catch_up_deal(hand, state, now)
+    if state.phase == BIDDING and hand.deadline is not None and hand.deadline <= now:
+        raise ApplicationError("wrong_phase", "the bid window has closed")
+    try:
+        action = state.check_action(seat, text)
+        state.apply(action, seat)
+    except ShengjiError as error:
+        raise ApplicationError.from_engine(error) from None
+    logged.append((seat, str(action), False))
+    log_actions(hand, logged)
+    system_lines(hand, state, logged, throws_before)
+    after_change(hand, state, now, seats)
+    return hand
+
+
+def hand_check(*, hand_id: int, user: User, text: str) -> None:
+    """Raise the reason ``text`` would be refused now, without changing anything."""
+    hand = Hand.objects.select_related("match__table").filter(pk=hand_id).first()
+    if hand is None or hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    state = load_state(hand)
+    catch_up_deal(hand, state, db_now())  # on this copy only: the cards due by now count
+    try:
+        state.check_action(seat, text)
+    except ShengjiError as error:
+        raise ApplicationError.from_engine(error) from None
+
+
+def hand_leave(*, hand_id: int, user: User) -> Hand:
+    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    return wrapped_up(_hand_leave(hand_id=hand_id, user=user))
+
+
+@transaction.atomic
+def _hand_leave(*, hand_id: int, user: User) -> Hand:
+    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    hand = lock_hand(hand_id)
+    if hand.status != Hand.Status.PLAYING:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    seats = hand_seats(hand)
+    if seats[seat].user_id != user.pk:  # removed by an admin: not theirs to leave any more
+        raise ApplicationError("not_seated")
+    state = load_state(hand)
+    action = f"leave {seat}"
+    state.apply(action, seat)
+    log_actions(hand, [(seat, action, False)])
+    after_change(hand, state, db_now(), seats)
+    return hand
