@@ -11,6 +11,7 @@ import argparse
 import json
 
 from games.bots import BasicBot, HandStats, SearchBot, SearchBudget, play_hand
+from games.bots.base import Bot
 from games.bots.match import deal_hand, percentile
 from games.engine.rules import preset
 
@@ -43,7 +44,7 @@ def main() -> None:
     times = []
     for index in range(args.search_hands):
         stats = HandStats()
-        bots = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
+        bots: list[Bot] = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
         play_hand(deal_hand(rules, args.seed, index), bots, stats)
         times += stats.times[0] + stats.times[2]
     budget_text = {"max_samples": budget.max_samples, "max_ms": budget.max_ms}

@@ -27,12 +27,13 @@ import tempfile
 import time
 from collections.abc import Callable
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shengji_site.testing import benchenv  # noqa: E402
+from proof import benchenv  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -112,6 +113,7 @@ def run(repeat: int, seed: int) -> None:
     from accounts.models import User
     from ladder.selectors import (
         BOARDS,
+        Board,
         leaderboard_page,
         leaderboard_queryset,
         leaderboard_viewer,
@@ -131,26 +133,26 @@ def run(repeat: int, seed: int) -> None:
             ("middle page", max(1, pages // 2)),
             ("last page", pages),
         ):
-            p50, p95 = timed(
-                repeat, lambda code=code, page=page: leaderboard_page(board=code, page=page)
-            )
+            p50, p95 = timed(repeat, partial(leaderboard_page, board=code, page=page))
             print(f"{code + ': ' + label + f' ({page})':<44}{total:>8}{p50:>9.2f}{p95:>9.2f}")
-        p50, p95 = timed(repeat, lambda spec=spec: leaderboard_queryset(board=spec).count())
+
+        def total_count(spec: Board = spec) -> int:
+            return leaderboard_queryset(board=spec).count()
+
+        p50, p95 = timed(repeat, total_count)
         print(f"{code + ': total count (part of every page)':<44}{total:>8}{p50:>9.2f}{p95:>9.2f}")
         ids = list(viewers)
-        p50, p95 = timed(
-            repeat,
-            lambda code=code, ids=ids: leaderboard_viewer(
-                board=code, user=viewers[rng.choice(ids)]
-            ),
-        )
+
+        def own_rank(code: str = code, ids: list[int] = ids) -> object:
+            return leaderboard_viewer(board=code, user=viewers[rng.choice(ids)])
+
+        p50, p95 = timed(repeat, own_rank)
         print(f"{code + ': own rank and page':<44}{total:>8}{p50:>9.2f}{p95:>9.2f}")
-        p50, p95 = timed(
-            repeat,
-            lambda code=code, ids=ids: leaderboard_page(
-                board=code, page=1, viewer=viewers[rng.choice(ids)]
-            ),
-        )
+
+        def first_page_seen_by(code: str = code, ids: list[int] = ids) -> object:
+            return leaderboard_page(board=code, page=1, viewer=viewers[rng.choice(ids)])
+
+        p50, p95 = timed(repeat, first_page_seen_by)
         print(f"{code + ': first page with the viewer':<44}{total:>8}{p50:>9.2f}{p95:>9.2f}")
     print("\nquery plans (the scans of each):")
     for code, spec in BOARDS.items():

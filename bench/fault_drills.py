@@ -1,4 +1,4 @@
-"""Fault drills on a whole site in separate processes (``shengji_site.testing.livesite``).
+"""Fault drills on a whole site in separate processes (``proof.livesite``).
 
 Run ``python bench/fault_drills.py [--tables 10 --kills 3 --redis-restarts 2 ...]``. It starts
 its own embedded PostgreSQL and Redis, two daphne processes, a Celery worker and beat, then:
@@ -31,8 +31,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from shengji_site.testing import drills
-from shengji_site.testing.livesite import LiveSite
+from proof import drills
+from proof.livesite import LiveSite
 
 DRILLS = ("two", "kill", "worker", "redis")
 

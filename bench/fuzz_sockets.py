@@ -7,7 +7,7 @@
 Four players sit at a ranked table with a hand in progress, with a logged-in spectator and an
 anonymous one, each on a socket of the in-process ASGI application (Channels over Redis and
 PostgreSQL, a Celery worker in this process dealing the cards). The messages and the checks are
-shengji_site/testing/fuzz.py: each message must get its error code (or its documented answer),
+proof/fuzz.py: each message must get its error code (or its documented answer),
 no socket may die, and the hands' logs, the seats, the chat and the ledger may change only by
 the legal moves sent in between and their settlement.
 
@@ -35,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shengji_site.testing import benchenv  # noqa: E402
+from proof import benchenv  # noqa: E402
 
 
 def parse_args() -> argparse.Namespace:
@@ -49,8 +49,8 @@ def parse_args() -> argparse.Namespace:
 
 
 async def fuzz(messages: int, seed: int) -> dict[str, object]:
+    from proof.fuzz import run_fuzz
     from shengji_site.asgi import application
-    from shengji_site.testing.fuzz import run_fuzz
 
     fuzzer = await run_fuzz(application, messages=messages, seed=seed)
     return fuzzer.report.figures()

@@ -5,12 +5,12 @@
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/shengji REDIS_URL=redis://127.0.0.1:6379/5 \\
         .venv/bin/python bench/leak_recorder.py --hands 200
 
-Runs the drill of tests/proof/test_hidden_info.py (shengji_site/testing/leakdrill.py) in waves
+Runs the drill of tests/proof/test_hidden_info.py (proof/leakdrill.py) in waves
 of four tables of five hands (forced and rejected throws, bids, bot seats, a player who drops and
 comes back, escapes, a permission withdrawn mid-hand, a seat that changes player), in process:
 Channels sockets driven by ``WebsocketCommunicator``, a Celery worker in threads, real
 PostgreSQL and Redis. Every frame sent to every seat, spectator and the lobby, and every HTTP
-answer about a live hand, goes through the checker (shengji_site/testing/leakcheck.py).
+answer about a live hand, goes through the checker (proof/leakcheck.py).
 
 With DATABASE_URL the bench works in a database of its own on that server (`<name>_bench_leaks`,
 dropped afterwards unless --keep); without it, it starts an embedded PostgreSQL in a temporary
@@ -37,7 +37,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from shengji_site.testing import benchenv  # noqa: E402
+from proof import benchenv  # noqa: E402
 
 HANDS_PER_TABLE = 5
 TABLES = 4
@@ -53,7 +53,7 @@ def parse_args() -> argparse.Namespace:
 
 
 async def play(hands: int, seed: int) -> dict[str, Any]:
-    from shengji_site.testing.leakdrill import drill, standard_plans
+    from proof.leakdrill import drill, standard_plans
 
     totals: dict[str, Any] = {}
     problems: list[str] = []

@@ -36,7 +36,7 @@ from django.test import Client
 
 from games.bots import choose_action
 from games.engine import Trump, format_cards, parse_cards, preset
-from shengji_site.testing.leakcheck import (
+from proof.leakcheck import (
     Checker,
     Grant,
     HandTruth,

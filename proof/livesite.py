@@ -4,7 +4,9 @@
 runs any number of daphne processes, a Celery worker and Celery beat as children, each of which
 can be killed (``kill -9`` included) and started again on its own. With ``supervise`` a child
 that exits by itself (not through ``kill`` or ``stop_process``) is started again, as
-``manage.py serve`` does (``shengji_site.launcher.RestartPolicy``). Nothing here is used by the
+``manage.py serve`` does (``shengji_site.launcher.RestartPolicy``). ``RunningSite`` is a site
+already running elsewhere, reached by its URL. Code runs inside either through this checkout's
+``manage.py`` with the site's environment (``SiteShell.call``). Nothing here is used by the
 site itself.
 """
 
@@ -29,12 +31,45 @@ from typing import Any
 from shengji_site.embedded import EmbeddedPostgres, EmbeddedRedis, free_port, port_is_open
 from shengji_site.launcher import POLL_SECONDS, RestartPolicy
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 60.0
 SECRET = "live-site-drill-key-not-for-production-" + "x" * 24
 
 
-class LiveSite:
+class SiteShell:
+    """Code run inside a site: this checkout's ``manage.py`` with the site's environment
+    (``env``: its database, Redis and secret)."""
+
+    env: dict[str, str]
+
+    def manage(self, *args: str, timeout: float = 300) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", *args],
+            cwd=ROOT,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-4000:]}")
+        return done.stdout
+
+    def call(self, function: str, **kwargs: Any) -> Any:
+        """Call ``module.function(**kwargs)`` inside the site (a ``manage.py shell``) and return
+        its JSON result, e.g. ``call("proof.livesetup.tables", count=3)``."""
+        module, name = function.rsplit(".", 1)
+        code = (
+            "import json, sys\n"
+            f"from {module} import {name} as f\n"
+            f"result = f(**json.loads({json.dumps(json.dumps(kwargs))}))\n"
+            "sys.stdout.write('\\n@@RESULT@@' + json.dumps(result))\n"
+        )
+        out = self.manage("shell", "-c", code)
+        return json.loads(out.rsplit("@@RESULT@@", 1)[1])
+
+
+class LiveSite(SiteShell):
     """One site on this machine: ``daphnes`` HTTP/WebSocket processes sharing one database and
     one Redis, a worker and beat. ``env`` adds settings for every child (e.g. timings)."""
 
@@ -204,34 +239,6 @@ class LiveSite:
         path = self.base / f"{name}.log"
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
-    # --- running code in the site --------------------------------------------------------
-
-    def manage(self, *args: str, timeout: float = 300) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=self.env,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{done.stderr[-4000:]}")
-        return done.stdout
-
-    def call(self, function: str, **kwargs: Any) -> Any:
-        """Call ``module.function(**kwargs)`` inside the site (a ``manage.py shell``) and return
-        its JSON result, e.g. ``call("shengji_site.testing.livesetup.tables", count=3)``."""
-        module, name = function.rsplit(".", 1)
-        code = (
-            "import json, sys\n"
-            f"from {module} import {name} as f\n"
-            f"result = f(**json.loads({json.dumps(json.dumps(kwargs))}))\n"
-            "sys.stdout.write('\\n@@RESULT@@' + json.dumps(result))\n"
-        )
-        out = self.manage("shell", "-c", code)
-        return json.loads(out.rsplit("@@RESULT@@", 1)[1])
-
     # --- private -------------------------------------------------------------------------
 
     def _watch(self) -> None:
@@ -300,3 +307,19 @@ class LiveSite:
 
 def ports_open(ports: Iterable[int]) -> list[int]:
     return [port for port in ports if port_is_open(port)]
+
+
+class RunningSite(SiteShell):
+    """A site already running at ``url``; code runs in it through this checkout's manage.py
+    with the environment of this shell (which must be the site's database, Redis and secret)."""
+
+    def __init__(self, url: str) -> None:
+        self.base_url = url.rstrip("/")
+        self.env = dict(os.environ)
+
+    def ws_url(self, path: str) -> str:
+        return self.base_url.replace("http", "ws", 1) + path
+
+    @property
+    def origin(self) -> str:
+        return self.base_url

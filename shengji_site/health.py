@@ -15,7 +15,8 @@ def database_reachable() -> bool:
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
-            return cursor.fetchone() == (1,)
+            row: object = cursor.fetchone()
+            return row == (1,)
     except Exception:
         return False
 

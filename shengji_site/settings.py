@@ -7,6 +7,7 @@ Without DATABASE_URL / REDIS_URL the site talks to the embedded PostgreSQL and R
 import os
 import secrets
 from pathlib import Path
+from typing import Any
 
 import dj_database_url
 
@@ -135,7 +136,7 @@ CHANNEL_LAYER_BACKENDS = {
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
 }
-CHANNEL_LAYERS = {
+CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
         "BACKEND": CHANNEL_LAYER_BACKENDS[os.environ.get("SHENGJI_CHANNEL_LAYER") or "core"],
         "CONFIG": {

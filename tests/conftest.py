@@ -1,5 +1,5 @@
 """Shared fixtures. The embedded servers and the Celery worker fixture live in
-shengji_site/testing/plugin.py, loaded with -p from pyproject.toml."""
+proof/plugin.py, loaded with -p from pyproject.toml."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Fault drills on a whole site in separate processes (shengji_site/testing/drills.py; the
+"""Fault drills on a whole site in separate processes (proof/drills.py; the
 method and the figures at scale are in docs/proof/FAULTS.md, the bench is
 bench/fault_drills.py): daphne killed mid-hand, the Celery worker killed with a deadline
 pending, Redis restarted empty mid-hand or losing its data under live sockets, and a grace
@@ -21,8 +21,9 @@ from django.utils import timezone
 
 from games.models import Seat
 from games.tasks import sweep
-from shengji_site.testing import drills
-from shengji_site.testing.livesite import LiveSite
+from proof import drills
+from proof.drill_seat import DrillSeat
+from proof.livesite import LiveSite
 from tests.games.helpers import make_table, make_users, seat_all
 
 
@@ -99,7 +100,7 @@ def test_redis_restarted_empty_mid_hand_every_client_resyncs(site: LiveSite) -> 
 
 @pytest.mark.slow
 def test_sockets_that_outlive_redis_losing_its_data_are_closed_and_resync(site: LiveSite) -> None:
-    async def drill() -> tuple[list[drills.DrillSeat], float, dict[str, Any]]:
+    async def drill() -> tuple[list[DrillSeat], float, dict[str, Any]]:
         table = drills.drill_tables(site, 1, hands=1, think=0.02)[0]
         runs = drills.start([table])
         # Wait for every socket's state: it is sent once the socket has joined its groups.
@@ -133,7 +134,7 @@ def test_sockets_that_outlive_redis_losing_its_data_are_closed_and_resync(site: 
     assert pong["hand"] == seats[0].hand_id and pong["seq"] == seats[0].seq
 
 
-def greeted(seat: drills.DrillSeat) -> bool:
+def greeted(seat: DrillSeat) -> bool:
     return any(frame.get("type") == "state" for _at, _epoch, frame in seat.frames)
 
 

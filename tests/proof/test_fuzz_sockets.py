@@ -1,4 +1,4 @@
-"""The socket fuzzer (shengji_site/testing/fuzz.py) at a live table: 1,500 hostile messages,
+"""The socket fuzzer (proof/fuzz.py) at a live table: 1,500 hostile messages,
 each refused with its stable code; no socket dies; the table moves only by the legal moves."""
 
 from __future__ import annotations
@@ -8,8 +8,8 @@ import json
 import pytest
 from channels.db import database_sync_to_async
 
+from proof.fuzz import run_fuzz
 from shengji_site.asgi import application
-from shengji_site.testing.fuzz import run_fuzz
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
@@ -48,7 +48,7 @@ async def test_regression_braces_in_cards_were_formatted_into_the_action_text(
     number, e.g. "2S" for seat 2, a real card. Cards are text, never a template."""
     from games import services
     from games.models import Hand
-    from shengji_site.testing.fuzz import Peer, build_world
+    from proof.fuzz import Peer, build_world
 
     world = await database_sync_to_async(build_world)("braces")
     peers = [

@@ -2,7 +2,7 @@
 every frame sent to every seat, spectator and the lobby shows that no card of another seat's
 hand, nor the buried kitty, reached anyone before it was public (docs/proof/HIDDEN-INFO.md).
 
-The checker (shengji_site/testing/leakcheck.py) is first shown to catch each kind of leak, on
+The checker (proof/leakcheck.py) is first shown to catch each kind of leak, on
 frames built from real hands and then spoiled; then the drill plays 20 hands at four tables at
 once and every frame is checked.
 """
@@ -24,11 +24,13 @@ from games.engine import (
     preset,
     record_of,
     replay,
+    view_for,
+    view_public,
 )
 from games.handstate import forget_states
 from games.models import Hand
-from shengji_site.testing.leakcheck import Checker, Grant, HandTruth, Receiver, check_frames
-from shengji_site.testing.leakdrill import drill, standard_plans
+from proof.leakcheck import Checker, Grant, HandTruth, Receiver, check_frames
+from proof.leakdrill import drill, standard_plans
 from tests.games.helpers import advance, make_table, make_users, seat_all
 
 # --- hands built with the engine alone -----------------------------------------------------------
@@ -91,7 +93,7 @@ def rejected() -> list[HandState]:
 
 def view_frame(states: list[HandState], seq: int, seat: int | None) -> dict[str, Any]:
     state = states[seq]
-    view = state.view_public() if seat is None else state.view_for(seat)
+    view = view_public(state) if seat is None else view_for(state, seat)
     return {"type": "view", "hand": HAND_ID, "seq": seq, "view": view}
 
 

@@ -3,14 +3,17 @@ a whole site in separate processes, two tables of four bot-driven sockets, one h
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from bench.bench_ws_load import Options, run_bench
+from bench.bench_ws_load import run_bench
+from proof.load.options import Options
 
 pytestmark = pytest.mark.slow
 
 
-def test_two_tables_play_a_hand_each_with_no_errors(tmp_path) -> None:
+def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path) -> None:
     options = Options(
         tables=2,
         hands=1,

@@ -28,11 +28,11 @@ from accounts.models import User
 from games import ratelimits, services
 from games.errors import ApplicationError
 from games.models import ChatLine
+from proof.fuzz import session_headers
 from shengji_site.asgi import application
-from shengji_site.testing.fuzz import session_headers
+from tests.https import HTTPS
 
 PASSWORD = "tractor-pairs-88"
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
 
 
 @pytest.fixture(autouse=True)
@@ -262,7 +262,8 @@ class Attempt(NamedTuple):
 
 
 def log_in(address: str, username: str, password: str, **headers: str) -> Attempt:
-    client = Client(REMOTE_ADDR=address, **HTTPS, **headers)
+    client = Client(REMOTE_ADDR=address, **HTTPS)
+    client.defaults.update(headers)  # extra WSGI environ, as keyword arguments to Client would be
     response = client.post("/accounts/login/", {"username": username, "password": password})
     return Attempt(response, "_auth_user_id" in client.session)
 

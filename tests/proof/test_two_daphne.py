@@ -1,5 +1,5 @@
 """Two daphne processes on one PostgreSQL and one Redis: the players of one table, connected to
-different processes, play a whole hand (shengji_site/testing/drills.py, docs/proof/FAULTS.md)."""
+different processes, play a whole hand (proof/drills.py, docs/proof/FAULTS.md)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from shengji_site.testing import drills
-from shengji_site.testing.livesite import LiveSite
+from proof import drills
+from proof.drill_seat import DrillSeat
+from proof.livesite import LiveSite
 
 pytestmark = pytest.mark.slow
 
@@ -63,7 +64,7 @@ def test_a_table_split_over_two_daphnes_plays_a_whole_hand_settled_once(site: Li
     assert figures["settlements"] == [1] and figures["rating_changes"] == [4]
 
 
-def last_seq_heard(client: drills.DrillSeat, hand_id: int) -> int:
+def last_seq_heard(client: DrillSeat, hand_id: int) -> int:
     """The newest seq of the hand in a view or a state frame (the end of a hand can come with
     the state that follows it, before its last view)."""
     seqs = [-1]

@@ -1,0 +1,125 @@
+"""CPU accounting of a bench: this process's CPU time and event-loop lag (``LoopMeter``), and
+the CPU of named server processes, each with its children, and of the whole machine
+(``CpuMeter``)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import resource
+import time
+from typing import Any
+
+import psutil
+
+from proof.stats import percentile, rounded
+
+LAG_TICK = 0.05
+
+
+class LoopMeter:
+    """This process's CPU time and the lag of its event loop (how late a timer of
+    ``LAG_TICK`` seconds fires) while the block runs. Entered inside a running loop."""
+
+    def __enter__(self) -> LoopMeter:
+        self.lags: list[float] = []
+        self.started = time.monotonic()
+        self.cpu = own_cpu()
+        self.task = asyncio.get_running_loop().create_task(self._watch())
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.task.cancel()
+        self.wall = time.monotonic() - self.started
+        self.cpu = own_cpu() - self.cpu
+
+    async def _watch(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(LAG_TICK)
+            self.lags.append(time.monotonic() - before - LAG_TICK)
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "client_cpu_s": round(self.cpu, 3),
+            "client_wall_s": round(self.wall, 3),
+            "loop_lag_ms": {
+                "p99": rounded(1000 * (percentile(self.lags, 99) or 0)),
+                "max": rounded(1000 * max(self.lags, default=0)),
+            },
+        }
+
+
+def own_cpu() -> float:
+    """CPU seconds (user and system) of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class CpuMeter:
+    """CPU seconds of named server processes (each with its children, living and reaped) and
+    of the whole machine, between ``start()`` and ``stop()``. A process named ``daphne…`` is
+    also measured apart for its main thread (its event loop, without its database threads)."""
+
+    def __init__(self, pids: dict[str, int]) -> None:
+        self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
+
+    def start(self) -> None:
+        self.before = self._sample()
+        self.machine_before = psutil.cpu_times()
+        self.started = time.monotonic()
+
+    def stop(self) -> dict[str, Any]:
+        wall = time.monotonic() - self.started
+        after = self._sample()
+        machine = psutil.cpu_times()
+        busy = sum(_busy(machine)) - sum(_busy(self.machine_before))
+        percent = {name: round(100 * (after[name] - self.before[name]) / wall, 1) for name in after}
+        return {
+            "wall_s": round(wall, 2),
+            "server_percent_of_one_core": percent,
+            "machine_busy_percent_of_one_core": round(100 * busy / wall, 1),
+            "cores": psutil.cpu_count(),
+            "load_average_1m_at_end": round(os.getloadavg()[0], 2),
+        }
+
+    def _sample(self) -> dict[str, float]:
+        sample = {name: _tree_cpu(process) for name, process in self.processes.items()}
+        for name, process in self.processes.items():
+            if name.startswith("daphne"):  # its event loop apart from its database threads
+                sample[f"{name} loop"] = _thread_cpu(process, process.pid)
+        return sample
+
+
+def _busy(times: Any) -> tuple[float, ...]:
+    return (times.user, times.nice, times.system, times.irq, times.softirq, times.steal)
+
+
+def _tree_cpu(process: psutil.Process) -> float:
+    try:
+        total = float(sum(process.cpu_times()[:4]))  # own user, system; reaped children's
+        for child in process.children(recursive=True):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                total += sum(child.cpu_times()[:2])
+        return total
+    except psutil.NoSuchProcess:
+        return 0.0
+
+
+def _thread_cpu(process: psutil.Process, thread_id: int) -> float:
+    with contextlib.suppress(psutil.NoSuchProcess):
+        for thread in process.threads():
+            if thread.id == thread_id:
+                return float(thread.user_time + thread.system_time)
+    return 0.0
+
+
+def server_pids(site: Any) -> dict[str, int]:
+    """The pids of a ``LiveSite``'s processes by name (none for a site not started here)."""
+    if not hasattr(site, "processes"):
+        return {}
+    pids: dict[str, int] = {name: process.pid for name, process in site.processes.items()}
+    pids["postgres"] = site.postgres.process.pid
+    pids["redis"] = site.redis.process.pid
+    return pids

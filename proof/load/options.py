@@ -1,0 +1,29 @@
+"""The knobs of one load run: ``bench/bench_ws_load.py``'s flags, with their defaults."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Options:
+    tables: int = 10
+    hands: int = 2
+    think: float = 1.0
+    jitter: float = 0.5
+    echo_seconds: float = 30.0
+    procs: int = 1
+    daphnes: int = 1
+    client_nice: int = 0
+    bids: bool = False
+    ramp: float = 5.0
+    hand_budget: float = 900.0
+    play_seconds: int = 20
+    bury_seconds: int = 30
+    bid_window_seconds: int = 0
+    deal_interval_ms: int = 0
+    url: str | None = None
+    base: str | None = None
+    site_env: dict[str, str] = field(default_factory=dict)
+    seed: int = 1
+    keep_samples: bool = False  # every latency in the result (seconds), for tests

@@ -1,0 +1,138 @@
+"""The figures of a load run (the bench's JSON line) and the table it prints."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from proof.load.options import Options
+from proof.stats import ratio, summary_ms
+
+GOAL_RATIO = 3.0
+
+
+def report(
+    options: Options,
+    echo: list[dict[str, Any]],
+    echo_cpu: dict[str, Any],
+    game: list[dict[str, Any]],
+    game_cpu: dict[str, Any],
+) -> dict[str, Any]:
+    """Every figure of a run, from the client processes' figures of each phase (``echo``,
+    ``game``) and the server CPU measured during each."""
+    latencies = [x for part in game for x in part["latencies"]]
+    game_ms = summary_ms(latencies)
+    kinds = [k for part in game for k in part["kinds"]]
+    by_kind = {
+        kind: summary_ms([x for x, k in zip(latencies, kinds, strict=True) if k == kind])
+        for kind in ("bury", "play", "hand_end")
+    }
+    alone_ms = summary_ms([x for part in echo for x in part["latencies"]])
+    probes_ms = summary_ms([x for part in game for x in part["probe_latencies"]])
+    errors = [e for part in echo + game for e in part["errors"]]
+    firsts = [p["first_at"] for p in game if p["first_at"] is not None]
+    lasts = [p["last_at"] for p in game if p["last_at"] is not None]
+    span = max(lasts) - min(firsts) if firsts and lasts else None
+    actions = len(latencies)
+    ratio_probes = ratio(game_ms, probes_ms)
+    samples = {}
+    if options.keep_samples:
+        samples = {
+            "samples_s": {
+                "game": latencies,
+                "echo_alone": [x for part in echo for x in part["latencies"]],
+                "echo_concurrent": [x for part in game for x in part["probe_latencies"]],
+            }
+        }
+    return {
+        "tables": options.tables,
+        "sockets": 4 * options.tables,
+        "probes": options.tables,
+        "hands": options.hands,
+        "hands_finished": sum(p["hands_finished"] for p in game),
+        "think_s": options.think,
+        "jitter": options.jitter,
+        "bids": options.bids,
+        "actions": actions,
+        "offered_actions_per_s": round(options.tables / options.think, 1),
+        "actions_per_s": round(actions / span, 1) if span else None,
+        "game_ms": game_ms,
+        "game_ms_by_kind": by_kind,
+        "echo_alone_ms": alone_ms,
+        "echo_concurrent_ms": probes_ms,
+        "ratio_vs_concurrent": ratio_probes,
+        "ratio_vs_alone": ratio(game_ms, alone_ms),
+        "goal": f"p99(game) <= {GOAL_RATIO:g} x p99(echo concurrent), 0 errors",
+        "goal_met": bool(ratio_probes is not None and ratio_probes <= GOAL_RATIO and not errors),
+        "errors": len(errors),
+        "error_samples": errors[:10],
+        "bid_races": sum(p["bid_races"] for p in game),
+        "client_procs": max(1, options.procs) if options.procs else 0,
+        "client_nice": options.client_nice,
+        "client": client_cpu(game),
+        "client_echo_phase": client_cpu(echo),
+        "cpu_game": game_cpu,
+        "server_cpu_ms_per_action": cpu_per_action(game_cpu, actions),
+        "cpu_echo_alone": echo_cpu,
+        **samples,
+    }
+
+
+def cpu_per_action(cpu: dict[str, Any], actions: int) -> dict[str, float]:
+    """Milliseconds of CPU per game action, for each server process (the whole game phase,
+    hand starts and pings included, divided by the bury and play actions)."""
+    if not actions:
+        return {}
+    return {
+        name: round(percent / 100 * cpu["wall_s"] * 1000 / actions, 2)
+        for name, percent in cpu["server_percent_of_one_core"].items()
+    }
+
+
+def client_cpu(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cpu_percent_of_one_core": [
+            round(100 * p["client_cpu_s"] / p["client_wall_s"], 1) for p in parts
+        ],
+        "loop_lag_ms": [p["loop_lag_ms"] for p in parts],
+    }
+
+
+def format_table(result: dict[str, Any]) -> str:
+    """The human summary of a ``report``: the latency table, then the run's totals, the
+    ratios, the CPU and the first errors."""
+    rows = [
+        ("game: action → 4 views", result["game_ms"]),
+        ("  bury", result["game_ms_by_kind"]["bury"]),
+        ("  play", result["game_ms_by_kind"]["play"]),
+        ("  play that ends a hand", result["game_ms_by_kind"]["hand_end"]),
+        ("echo alone", result["echo_alone_ms"]),
+        ("echo during the game", result["echo_concurrent_ms"]),
+    ]
+    lines = [f"\n{'latency (ms)':<26}{'n':>8}{'p50':>9}{'p95':>9}{'p99':>9}{'max':>9}"]
+    for name, row in rows:
+        cells = "".join(f"{'-' if row[k] is None else row[k]:>9}" for k in ("p50", "p95", "p99"))
+        lines.append(
+            f"{name:<26}{row['n']:>8}{cells}{'-' if row['max'] is None else row['max']:>9}"
+        )
+    lines.append(
+        f"\ntables {result['tables']}, sockets {result['sockets']} (+{result['probes']} probes),"
+        f" hands {result['hands_finished']}/{result['tables'] * result['hands']},"
+        f" actions {result['actions']}, offered {result['offered_actions_per_s']}/s,"
+        f" achieved {result['actions_per_s']}/s"
+    )
+    lines.append(
+        f"p99 ratio: {result['ratio_vs_concurrent']} vs echo during the game (the goal, ≤ 3),"
+        f" {result['ratio_vs_alone']} vs echo alone; errors {result['errors']}"
+        f" (bid races apart: {result['bid_races']}); goal met: {result['goal_met']}"
+    )
+    cpu = result["cpu_game"]
+    lines.append(
+        f"CPU during the game (% of one core, {cpu['cores']} cores): server"
+        f" {cpu['server_percent_of_one_core']}, clients"
+        f" {result['client']['cpu_percent_of_one_core']}, whole machine"
+        f" {cpu['machine_busy_percent_of_one_core']}; client loop lag"
+        f" {result['client']['loop_lag_ms']}"
+    )
+    lines.append(f"server CPU ms per action: {result['server_cpu_ms_per_action']}")
+    lines += [f"  error: {line}" for line in result["error_samples"]]
+    return "\n".join(lines)
