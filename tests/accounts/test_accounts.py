@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import pytest
 from django.core import mail
@@ -14,11 +15,14 @@ from accounts.services import user_ban, user_create, user_unban, user_update_set
 from ladder.errors import ApplicationError
 from ladder.models import LadderProfile, LedgerEntry
 
+if TYPE_CHECKING:
+    from django.test.client import _MonkeyPatchedWSGIResponse as TestResponse
+
 pytestmark = pytest.mark.django_db
 PASSWORD = "tractor-pairs-88"
 
 
-def signup(client: Client, username: str = "小明", email: str = "") -> object:
+def signup(client: Client, username: str = "小明", email: str = "") -> TestResponse:
     return client.post(
         "/accounts/signup/",
         {"username": username, "email": email, "password1": PASSWORD, "password2": PASSWORD},
@@ -119,7 +123,7 @@ def test_password_reset_by_mail(client: Client) -> None:
     assert len(mail.outbox) == 1
     message = mail.outbox[0]
     assert message.to == ["zhao@example.com"] and "zhao" in message.body
-    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+/)", message.body)
+    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+/)", str(message.body))
     assert link is not None
     form = client.get(link.group(1), follow=True)
     assert form.context["validlink"]

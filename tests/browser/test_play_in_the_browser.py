@@ -88,7 +88,7 @@ def choose(view: dict[str, Any]) -> list[str]:
     hand = parse_cards(view["hand"])
     trump = Trump(view["trump"]["level"], view["trump"]["suit"])
     if view["phase"] == "burying":
-        return format_cards(sample_bury(hand, trump)).split()
+        return format_cards(sample_bury(list(hand), trump)).split()
     trick = view["trick"]
     if not trick or not trick["plays"]:
         return [str(min(hand, key=lambda c: trump.strengths[c]))]
@@ -136,7 +136,7 @@ def play_the_hand(page: Any, tag: str) -> dict[str, Any]:
     while time.monotonic() - started < HAND_TIMEOUT_S:
         current = state(page)
         hand = current["hand"]
-        view = hand["view"] if hand else None
+        view: dict[str, Any] | None = hand["view"] if hand else None
         if view is None:
             page.wait_for_timeout(100)
             continue

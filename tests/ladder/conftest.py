@@ -1,16 +1,21 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 import pytest
 from django.test import Client
 from rest_framework.test import APIClient
 
-# The site redirects plain HTTP to HTTPS (settings.HTTPS); the test clients come in as a TLS
-# proxy would pass them on, with X-Forwarded-Proto: https (settings.SECURE_PROXY_SSL_HEADER).
-HTTPS = {"HTTP_X_FORWARDED_PROTO": "https"}
+from tests.https import HTTPS
+
+if TYPE_CHECKING:
+    from pytest_django import Settings
 
 
 @pytest.fixture(autouse=True)
-def fast_password_hashing(settings: pytest.FixtureRequest) -> None:
+def fast_password_hashing(settings: Settings) -> None:
     """Sign-ups in these tests need no slow hash; the hasher is not what they test."""
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]  # type: ignore[attr-defined]
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 @pytest.fixture

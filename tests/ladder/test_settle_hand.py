@@ -9,6 +9,7 @@ from django.core.management.base import CommandError
 from django.db import IntegrityError, connection, transaction
 from django.test import override_settings
 
+from accounts.models import User
 from games.models import Hand
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
@@ -18,11 +19,11 @@ from tests.ladder.helpers import make_hand, make_user, make_users
 pytestmark = pytest.mark.django_db
 
 
-def balances(users: list) -> list[int]:
+def balances(users: list[User]) -> list[int]:
     return [LadderProfile.objects.get(user=u).balance for u in users]
 
 
-def title_points(users: list) -> list[int]:
+def title_points(users: list[User]) -> list[int]:
     return [LadderProfile.objects.get(user=u).title_points for u in users]
 
 

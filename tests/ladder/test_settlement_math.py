@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypedDict, Unpack
+
 import pytest
 
 from ladder.errors import ApplicationError
@@ -22,14 +24,34 @@ from ladder.settlement import (
 RICH = {seat: SeatState(human=True, balance=100_000, title_points=500) for seat in range(4)}
 
 
-def normal(settlement: str = "ratio", escape_penalty: str = "triple", **kw: object) -> HandOutcome:
-    base: dict[str, object] = {"stake": 100, "dealer_side": 0, "levels_at_start": ("2", "2")}
+class OutcomeFields(TypedDict, total=False):
+    """The `HandOutcome` fields the helpers below let a test set."""
+
+    stake: int
+    dealer_side: int | None
+    attacker_points: int | None
+    winner_side: int | None
+    levels_gained: int | None
+    levels_at_start: tuple[str, str]
+    levels_after: tuple[str, str] | None
+    wrapped: tuple[bool, bool]
+    absent_seats: tuple[int, ...]
+    past_ace: str
+    fees: FeeSchedule
+
+
+def normal(
+    settlement: str = "ratio", escape_penalty: str = "triple", **kw: Unpack[OutcomeFields]
+) -> HandOutcome:
+    base: OutcomeFields = {"stake": 100, "dealer_side": 0, "levels_at_start": ("2", "2")}
     base.update(kw)
     return HandOutcome(kind="normal", settlement=settlement, escape_penalty=escape_penalty, **base)
 
 
-def escape(settlement: str, escape_penalty: str, seat: int, **kw: object) -> HandOutcome:
-    base: dict[str, object] = {"stake": 100, "levels_at_start": ("2", "2")}
+def escape(
+    settlement: str, escape_penalty: str, seat: int, **kw: Unpack[OutcomeFields]
+) -> HandOutcome:
+    base: OutcomeFields = {"stake": 100, "levels_at_start": ("2", "2")}
     base.update(kw)
     return HandOutcome(
         kind="escape",
