@@ -29,7 +29,7 @@ queue is considered by the next run, at the latest at the next beat).
 
 This module holds the services (writes: ``queue_join``, ``queue_leave``, ``queue_touch``,
 ``queue_match``) and selectors (reads: ``queue_status_get``, ``queue_expected_wait``,
-``lobby_viewer_get``) of quick match and the lobby, kept out of services.py / selectors.py,
+``lobby_viewer_get``) of quick match and the lobby, kept out of games/services/ and selectors.py,
 which other work owns for now.
 """
 

@@ -1,4 +1,4 @@
-"""One deadline task per clock period (games.services._timer_to_send, deadline_run): a
+"""One deadline task per clock period (games.services._moves._timer_to_send, deadline_run): a
 player's move keeps the task in flight, which sends itself again when it finds the deadline
 moved on; a deadline still fires exactly once, never early, and a stale task does nothing."""
 
