@@ -15,7 +15,8 @@ its own embedded PostgreSQL and Redis, two daphne processes, a Celery worker and
 
 Prints one JSON line: every drill's figures. Exits 1 when an invariant is broken (an
 acknowledged action lost, a pending deadline not fired exactly once, a client not back, a
-hand not finished or not settled exactly once).
+hand not finished or not settled exactly once) or when `manage.py ladder_check`, run on the
+site's database after the drills, finds a ledger problem.
 """
 
 from __future__ import annotations
@@ -93,10 +94,25 @@ async def run(site: LiveSite, options: argparse.Namespace) -> dict[str, Any]:
     return figures
 
 
+def ladder_check(site: LiveSite) -> str:
+    """`manage.py ladder_check` on the site's database once the drills are over: "ok: …", or
+    the problems it found (docs/LADDER.md, "Invariants")."""
+    try:
+        return site.manage("ladder_check").strip()
+    except RuntimeError as error:
+        return f"failed: {error}"
+
+
 def broken(figures: dict[str, Any]) -> list[str]:
     """The invariants every drill must keep, as readable failures."""
     failures = []
+    check = figures.pop("ladder_check", "ok")
+    if not check.startswith("ok"):
+        failures.append(f"ladder_check: {check}")
+    figures["ladder_check"] = check
     for name, drill in figures.items():
+        if not isinstance(drill, dict):
+            continue
         if "error" in drill:
             failures.append(f"{name}: {drill['error']}")
         if drill.get("actions", {}).get("lost", 0):
@@ -131,6 +147,7 @@ def main() -> int:
     try:
         site.start()
         figures = asyncio.run(run(site, options))
+        figures["ladder_check"] = ladder_check(site)
     finally:
         site.stop()
     failures = broken(figures)

@@ -138,6 +138,20 @@ def greeted(seat: DrillSeat) -> bool:
     return any(frame.get("type") == "state" for _at, _epoch, frame in seat.frames)
 
 
+@pytest.mark.slow
+def test_the_ladder_checks_clean_after_the_drills(site: LiveSite) -> None:
+    """Every hand the drills above played, killed processes and a lost Redis included, was
+    settled within the ladder's invariants (docs/LADDER.md): `manage.py ladder_check` exits 0."""
+    hands = int(site.manage("shell", "-c", _SETTLED_HANDS).strip().splitlines()[-1])
+    assert hands > 0  # the drills settled hands for the check to look at
+    assert site.manage("ladder_check").startswith("ok:")
+
+
+_SETTLED_HANDS = (
+    "from ladder.models import HandSettlement; print(HandSettlement.objects.count())"
+)
+
+
 @pytest.mark.django_db(transaction=True)
 def test_the_sweeper_takes_a_seat_whose_grace_task_was_lost(
     celery_worker: object, settings: Any
