@@ -59,7 +59,13 @@ def _with_reason(
                     request, f"{user.username}: {error.message}", messages.ERROR
                 )
         if done:
-            modeladmin.message_user(request, f"{verb}: {done} user(s).", messages.SUCCESS)
+            ended = (
+                " Their open sockets are closed and their seats left (an absence in a hand in"
+                " progress); they are told the reason."
+                if action == "ban_users"
+                else ""
+            )
+            modeladmin.message_user(request, f"{verb}: {done} user(s).{ended}", messages.SUCCESS)
         return None
     return TemplateResponse(
         request,

@@ -10,6 +10,7 @@ from django.contrib.auth.forms import AuthenticationForm
 from django.http import HttpRequest
 from django.utils.translation import gettext_lazy as _
 
+from accounts.suspension import TellsWhenSuspended
 from ladder.errors import ApplicationError
 
 
@@ -90,9 +91,9 @@ class SaysWhenLockedOut:
             raise
 
 
-class LoginForm(SaysWhenLockedOut, AuthenticationForm):
-    """Django's log-in form, saying when it is locked out."""
+class LoginForm(TellsWhenSuspended, SaysWhenLockedOut, AuthenticationForm):
+    """Django's log-in form, saying when it is locked out, or the account suspended."""
 
 
-class AdminLoginForm(SaysWhenLockedOut, AdminAuthenticationForm):
-    """The admin's log-in form, saying when it is locked out."""
+class AdminLoginForm(TellsWhenSuspended, SaysWhenLockedOut, AdminAuthenticationForm):
+    """The admin's log-in form, saying when it is locked out, or the account suspended."""

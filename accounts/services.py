@@ -9,11 +9,29 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 
-from accounts.models import BanRecord, User
+from accounts import names
+from accounts.models import BanRecord, User, name_taken
 from ladder.errors import ApplicationError
 from ladder.services import ladder_profile_open, ladder_profile_set_listed
 
 LANGUAGE_CODES = tuple(code for code, _ in settings.LANGUAGES)
+
+
+def _name_checked(name: str, *, field: str, exclude_pk: int | None = None) -> None:
+    """The rules of accounts/names.py: no invisible character, one alphabet, and no collision
+    with another account's user name or display name."""
+    try:
+        names.validate_name_text(name)
+    except ValidationError as error:
+        raise ApplicationError(
+            f"{field}_invalid", " ".join(error.messages), field=field, reason=error.code
+        ) from error
+    if name_taken(name, exclude_pk=exclude_pk):
+        raise ApplicationError(
+            f"{field}_taken",
+            f"the name {name!r} is taken or looks too much like another player's",
+            field=field,
+        )
 
 
 @transaction.atomic
@@ -33,6 +51,7 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
         raise ApplicationError(
             "username_taken", f"the name {username!r} is taken", field="username"
         )
+    _name_checked(username, field="username")
     if email:
         try:
             validate_email(email)
@@ -56,7 +75,7 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
 @transaction.atomic
 def user_update_settings(*, user: User, display_name: str, language: str) -> User:
     """The player's display name and interface language (empty: follow the browser)."""
-    display_name = display_name.strip()
+    display_name = names.normalize(display_name)
     if len(display_name) > 40:
         raise ApplicationError(
             "display_name_too_long",
@@ -65,6 +84,8 @@ def user_update_settings(*, user: User, display_name: str, language: str) -> Use
         )
     if language and language not in LANGUAGE_CODES:
         raise ApplicationError("language_invalid", f"no language {language!r}", field="language")
+    if display_name and display_name != user.display_name:  # a name kept is not checked again
+        _name_checked(display_name, field="display_name", exclude_pk=user.pk)
     user.display_name = display_name
     user.language = language
     user.save(update_fields=["display_name", "language"])

@@ -5,6 +5,9 @@ Password change and reset are Django's own views with our templates (templates/r
 
 from __future__ import annotations
 
+import math
+
+from django import forms
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
@@ -39,12 +42,36 @@ def remember_language(response: HttpResponseBase, language: str) -> None:
         response.delete_cookie(settings.LANGUAGE_COOKIE_NAME)
 
 
+def too_many_signups(wait_s: int) -> forms.ValidationError:
+    """Refused by the sign-up limit per address (games.ratelimits.signup_take)."""
+    minutes = max(1, math.ceil(wait_s / 60))
+    if minutes <= 90:
+        return forms.ValidationError(
+            _("Too many new accounts from your address: try again in %(minutes)s min."),
+            code="too_many_signups",
+            params={"minutes": minutes},
+        )
+    return forms.ValidationError(
+        _("Too many new accounts from your address: try again in %(hours)s h."),
+        code="too_many_signups",
+        params={"hours": math.ceil(wait_s / 3600)},
+    )
+
+
 @require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
+    """A new account, logged in. Each client address may make only so many
+    (``SHENGJI_SIGNUPS_PER_IP_PER_HOUR``, ``_PER_DAY``): past that 429 and a form error."""
     if request.user.is_authenticated:
         return redirect("accounts:me")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
+        ip = ratelimits.client_ip(request)
+        wait, receipt = ratelimits.signup_take(ip=ip)
+        if wait:
+            form.add_error(None, too_many_signups(wait))
+            response = render(request, "accounts/signup.html", {"form": form})
+            return too_many_requests(response, wait)
         try:
             user = user_create(
                 username=form.cleaned_data["username"],
@@ -52,6 +79,7 @@ def signup(request: HttpRequest) -> HttpResponse:
                 email=form.cleaned_data["email"],
             )
         except ApplicationError as error:
+            ratelimits.signup_give_back(ip=ip, receipt=receipt)
             form.add_service_error(error)
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")

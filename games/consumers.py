@@ -14,11 +14,12 @@ from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth import HASH_SESSION_KEY
 
 from games import ratelimits, selectors, services
 from games.errors import ApplicationError
 from games.groupwatch import watch
-from games.realtime import LOBBY_GROUP, table_group
+from games.realtime import session_digest, table_group, user_group
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")
@@ -38,6 +39,8 @@ MAX_FRAME = 4096
 RATE_PER_SECOND = 8.0
 RATE_BURST = 20.0
 TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
+# The close codes when the user's session ends (docs/PROTOCOL.md): do not reconnect with it.
+SESSION_CLOSE_CODES = {services.SESSION_ENDED: 4401, services.ACCOUNT_SUSPENDED: 4403}
 HAND_ACTIONS = {"bid", "bury", "play"}
 
 
@@ -72,7 +75,123 @@ def _int(content: dict[str, Any], key: str) -> int:
     return value
 
 
-class TableConsumer(AsyncJsonWebsocketConsumer):
+def _nothing() -> None:
+    return None
+
+
+def _session_marks(scope: dict[str, Any]) -> tuple[str | None, str]:
+    """The socket's session key and the password hash it was logged in with."""
+    session = scope.get("session")
+    if session is None:
+        return None, ""
+    return session.session_key, str(session.get(HASH_SESSION_KEY) or "")
+
+
+class SessionEnded(Exception):
+    """The session check before a message found the session ended: the message does nothing."""
+
+    def __init__(self, end: services.SessionEnd) -> None:
+        super().__init__(end.code)
+        self.end = end
+
+
+class SessionBound(AsyncJsonWebsocketConsumer):
+    """A logged-in user's socket lives as long as the session it was opened with: it is in
+    the group ``user_<id>``, told there when the session ends (log-out, a password change, a
+    ban, the account removed), and it checks the session before each message it takes, in
+    case that message was lost. Either way it sends a last ``error`` frame and closes
+    (4401 ``session_ended``, 4403 ``account_suspended``; docs/PROTOCOL.md)."""
+
+    user: Any
+    ended = False
+    session_key: str | None = None
+    session_hash = ""
+    check_due = False  # a message is being taken whose session check has not run yet
+
+    async def _db(self, function: Callable[..., R], /, **kwargs: Any) -> R:
+        """Call a service or selector in the pool (``database_sync_to_async``). The first call
+        a message makes checks the session first, in the same trip to the pool: the check
+        costs its query and no trip of its own. Raises ``SessionEnded`` (nothing called)."""
+        if not self.check_due:
+            return await database_sync_to_async(function)(**kwargs)
+        self.check_due = False
+        check = {
+            "user_id": self.user.pk,
+            "session_key": self.session_key,
+            "session_hash": self.session_hash,
+        }
+
+        def checked() -> R:
+            end = services.socket_session_check(**check)
+            if end is not None:
+                raise SessionEnded(end)
+            return function(**kwargs)
+
+        return await database_sync_to_async(checked)()
+
+    async def _check_pending(self) -> None:
+        """The session check of a message whose database trips are not its own (a state
+        read by the refresh task): a trip of its own. Raises ``SessionEnded``."""
+        if self.check_due:
+            await self._db(_nothing)
+
+    async def _bind_session(self) -> bool:
+        """Join the user's group, then check the session (an end committed before the join
+        sent its message to nobody); False when it has ended and the socket is closing."""
+        if not self.user.is_authenticated:
+            return True
+        self.session_key, self.session_hash = await sync_to_async(_session_marks)(self.scope)
+        await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        return await self._session_holds()
+
+    async def _unbind_session(self) -> None:
+        if getattr(self, "user", None) is not None and self.user.is_authenticated:
+            await self.channel_layer.group_discard(user_group(self.user.pk), self.channel_name)
+
+    async def _session_holds(self) -> bool:
+        """One small query (``services.socket_session_check``); closes the socket when not."""
+        if self.ended:
+            return False
+        if not self.user.is_authenticated:
+            return True
+        end = await database_sync_to_async(services.socket_session_check)(
+            user_id=self.user.pk, session_key=self.session_key, session_hash=self.session_hash
+        )
+        if end is None:
+            return True
+        await self._end_session(end.code, end.reason)
+        return False
+
+    async def session_end(self, event: dict[str, Any]) -> None:
+        """From the user's group: every session ended, or ``session`` (a digest) only."""
+        session = event.get("session")
+        if self.ended or not self.user.is_authenticated:
+            return
+        if session is not None and (
+            self.session_key is None or session != session_digest(self.session_key)
+        ):
+            return  # another session of the user logged out
+        await self._end_session(event["code"], event.get("reason") or "")
+
+    async def _end_session(self, code: str, reason: str) -> None:
+        self.ended = True
+        message = ApplicationError(code).message
+        last = {
+            "type": "error",
+            "code": code,
+            "message": f"{message}: {reason}" if reason else message,
+            "reason": reason,
+        }
+        await self.send(text_data=json.dumps(last))
+        await self.close(code=SESSION_CLOSE_CODES.get(code, 4401))
+
+    async def send_json(self, content: Any, close: bool = False) -> None:
+        """Nothing after the last frame (a state being read when the session ended, say)."""
+        if not self.ended:
+            await super().send_json(content, close)
+
+
+class TableConsumer(SessionBound):
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its trip, before every message, to the one shared thread
         to close old database connections: nothing here touches the database except through
@@ -106,6 +225,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=TOO_MANY_SOCKETS)
             return
         await watch.add(self)
+        if not await self._bind_session():
+            return
         await self._join(presence)
         if presence.seat is not None:
             await self._register_seat_socket()
@@ -118,6 +239,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             task.cancel()
         for group in getattr(self, "groups_joined", set()):
             await self.channel_layer.group_discard(group, self.channel_name)
+        await self._unbind_session()
         if getattr(self, "table_id", None) is not None:
             await database_sync_to_async(services.seat_disconnected)(channel_name=self.channel_name)
         if getattr(self, "counted", False):
@@ -127,9 +249,15 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
+            if self.ended:
+                return  # the session ended: the socket is closing and takes nothing more
             if not self.limit.allow():
                 raise ApplicationError("rate_limited")
-            await self._dispatch(self._decode(text_data))
+            content = self._decode(text_data)
+            self.check_due = self.user.is_authenticated  # in the message's first trip (_db)
+            await self._dispatch(content)
+        except SessionEnded as ended:
+            await self._end_session(ended.end.code, ended.end.reason)
         except ApplicationError as error:
             await self.send_json(error.as_message())
         except Exception as error:  # the socket outlives any failure of one message
@@ -139,6 +267,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
                 return
             logger.exception("table socket message failed")
             await self.send_json(ApplicationError("internal").as_message())
+        finally:
+            self.check_due = False  # a message refused before any trip changed nothing
 
     def _decode(self, text_data: str | None) -> dict[str, Any]:
         if text_data is None or len(text_data.encode(errors="surrogatepass")) > MAX_FRAME:
@@ -159,9 +289,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await handler(content)
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        known = await database_sync_to_async(services.connections_touch)(
-            channel_name=self.channel_name
-        )
+        known = await self._db(services.connections_touch, channel_name=self.channel_name)
         if not known and self.seat_socket:
             # The sweep forgot this socket while it lived: its player is here. Register it
             # again, which takes the seat back from the bot as a reconnect would.
@@ -169,11 +297,12 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         await sync_to_async(ratelimits.socket_touch)(**self._socket_key())
         # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
         # that it is behind and asks for the state (docs/PROTOCOL.md).
-        hand = await database_sync_to_async(selectors.current_hand_get)(table_id=self.table_id)
+        hand = await self._db(selectors.current_hand_get, table_id=self.table_id)
         position = {} if hand is None else {"hand": hand.pk, "seq": hand.seq}
         await self.send_json({"type": "pong", **position})
 
     async def on_state(self, content: dict[str, Any]) -> None:
+        await self._check_pending()
         await self._refresh_now()
 
     async def on_bid(self, content: dict[str, Any]) -> None:
@@ -188,7 +317,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def on_leave(self, content: dict[str, Any]) -> None:
         await self._own_seat()
         hand_id = await self._hand_id()
-        await database_sync_to_async(services.hand_leave)(hand_id=hand_id, user=self.user)
+        await self._db(services.hand_leave, hand_id=hand_id, user=self.user)
 
     async def on_check(self, content: dict[str, Any]) -> None:
         action = content.get("action")
@@ -198,9 +327,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         hand_id = await self._hand_id()
         text = f"{action} {seat} {_cards(content)}"
         try:
-            await database_sync_to_async(services.hand_check)(
-                hand_id=hand_id, user=self.user, text=text
-            )
+            await self._db(services.hand_check, hand_id=hand_id, user=self.user, text=text)
         except ApplicationError as error:
             await self.send_json(
                 {"type": "check", "ok": False, "code": error.code, "message": error.message}
@@ -211,7 +338,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
     async def on_sit(self, content: dict[str, Any]) -> None:
         self._require_login()
         stake = content.get("stake")
-        await database_sync_to_async(services.seat_take)(
+        await self._db(
+            services.seat_take,
             table_id=self.table_id,
             user=self.user,
             index=_int(content, "seat"),
@@ -221,52 +349,67 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
 
     async def on_stand(self, content: dict[str, Any]) -> None:
         self._require_login()
-        await database_sync_to_async(services.seat_leave)(table_id=self.table_id, user=self.user)
+        await self._db(services.seat_leave, table_id=self.table_id, user=self.user)
         self.seat_socket = False
 
     async def on_ready(self, content: dict[str, Any]) -> None:
         self._require_login()
-        await database_sync_to_async(services.seat_ready)(
-            table_id=self.table_id, user=self.user, ready=content.get("ready", True) is not False
+        await self._db(
+            services.seat_ready,
+            table_id=self.table_id,
+            user=self.user,
+            ready=content.get("ready", True) is not False,
         )
 
     async def on_bot(self, content: dict[str, Any]) -> None:
         self._require_login()
-        await database_sync_to_async(services.seat_fill_bot)(
-            table_id=self.table_id, user=self.user, index=_int(content, "seat")
+        await self._db(
+            services.seat_fill_bot,
+            table_id=self.table_id,
+            user=self.user,
+            index=_int(content, "seat"),
         )
 
     async def on_chat(self, content: dict[str, Any]) -> None:
         text = content.get("text")
         if not isinstance(text, str):
             raise ApplicationError("bad_message", "chat takes a 'text' string")
-        await database_sync_to_async(services.chat_post)(
-            table_id=self.table_id, user=self.user, text=text
-        )
+        await self._db(services.chat_post, table_id=self.table_id, user=self.user, text=text)
 
     async def on_watch(self, content: dict[str, Any]) -> None:
         seat = content.get("seat")
         if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
             raise ApplicationError("invalid_seat")
+        await self._check_pending()
         self.watching = seat
         await self._refresh_now()
 
     async def on_show_hand(self, content: dict[str, Any]) -> None:
         self._require_login()
-        await database_sync_to_async(services.seat_show_hand)(
-            table_id=self.table_id, user=self.user, allow=content.get("allow") is True
+        await self._db(
+            services.seat_show_hand,
+            table_id=self.table_id,
+            user=self.user,
+            allow=content.get("allow") is True,
         )
 
     async def _act(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
         self._require_login()
-        await database_sync_to_async(services.table_act)(
-            table_id=self.table_id, user=self.user, kind=kind, cards=cards, seq=seq
+        await self._db(
+            services.table_act,
+            table_id=self.table_id,
+            user=self.user,
+            kind=kind,
+            cards=cards,
+            seq=seq,
         )
 
     # --- group events --------------------------------------------------------------------
 
     async def hand_view(self, event: dict[str, Any]) -> None:
+        if self.ended:
+            return
         if self.held is not None:  # a state is being read: it may be older than this view
             self.held.append(event)
             return
@@ -298,18 +441,23 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         return public
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        self._want_refresh()
+        if not self.ended:
+            self._want_refresh()
 
     async def chat_line(self, event: dict[str, Any]) -> None:
-        await self.send_json({"type": "chat", "line": event["line"]})
+        if not self.ended:
+            await self.send_json({"type": "chat", "line": event["line"]})
 
     # --- helpers -------------------------------------------------------------------------
 
     async def _register_seat_socket(self) -> None:
         """Record this socket as its seated player's (the sweep and the grace period go by
         these rows); remembered so that a ping can do it again if the sweep forgot it."""
-        await database_sync_to_async(services.seat_connected)(
-            table_id=self.table_id, user=self.user, channel_name=self.channel_name
+        await self._db(
+            services.seat_connected,
+            table_id=self.table_id,
+            user=self.user,
+            channel_name=self.channel_name,
         )
         self.seat_socket = True
 
@@ -326,8 +474,8 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
             raise ApplicationError("login_required")
 
     async def _presence(self) -> selectors.Presence | None:
-        return await database_sync_to_async(selectors.presence_get)(
-            table_id=self.table_id, user=self.user, watching=self.watching
+        return await self._db(
+            selectors.presence_get, table_id=self.table_id, user=self.user, watching=self.watching
         )
 
     async def _own_seat(self) -> int:
@@ -338,7 +486,7 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         return presence.seat
 
     async def _hand_id(self) -> int:
-        hand = await database_sync_to_async(services.playing_hand_id)(table_id=self.table_id)
+        hand = await self._db(services.playing_hand_id, table_id=self.table_id)
         if hand is None:
             raise ApplicationError("no_hand")
         return hand
@@ -409,30 +557,3 @@ class TableConsumer(AsyncJsonWebsocketConsumer):
         hand = state["hand"]
         self.state_at = (-1, -1) if hand is None else (hand["id"], hand["seq"])
         await self.send_json(state)
-
-
-class LobbyConsumer(AsyncJsonWebsocketConsumer):
-    """The lobby feed: the table list on connecting and after every change."""
-
-    async def connect(self) -> None:
-        await self.accept()
-        await watch.add(self)
-        await self.channel_layer.group_add(LOBBY_GROUP, self.channel_name)
-        await self._send_tables()
-
-    async def disconnect(self, code: int) -> None:
-        watch.discard(self)
-        task = getattr(self, "refresh_task", None)
-        if task is not None:
-            task.cancel()
-        await self.channel_layer.group_discard(LOBBY_GROUP, self.channel_name)
-
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        await self.send_json(ApplicationError("unknown_type").as_message())
-
-    async def lobby_changed(self, event: dict[str, Any]) -> None:
-        await self._send_tables()
-
-    async def _send_tables(self) -> None:
-        tables = await database_sync_to_async(selectors.lobby_list)()
-        await self.send_json({"type": "lobby", "tables": tables})

@@ -33,6 +33,7 @@ _MESSAGES: dict[str, Promise] = {
     "chat_empty": _("an empty chat line"),
     "login_required": _("log in to do that"),
     "ranked_no_bots": _("bots cannot sit at ranked tables"),
+    "ranked_quick_match_only": _("ranked tables are seated by quick match only"),
     "invalid_stake": _("the stake must be a whole number from 1 to 100000"),
     "invalid_preset": _("unknown rule preset"),
     "invalid_seat": _("seats are 0 to 3"),
@@ -41,6 +42,10 @@ _MESSAGES: dict[str, Promise] = {
     "seated_elsewhere": _("leave your seat at your other table first"),
     "not_queued": _("you are not waiting for a match"),
     "internal": _("something went wrong on the server: try again"),
+    "account_suspended": _("your account is suspended"),
+    "session_ended": _(
+        "your session has ended (logged out, or the password changed): reload the page"
+    ),
 }
 
 # The engine's reason codes (docs/NOTATION.md), in the words players use.

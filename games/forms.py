@@ -1,4 +1,7 @@
-"""Forms of the lobby: they check the shape of a request; the services decide the rest."""
+"""Forms of the lobby: they check the shape of a request; the services decide the rest.
+
+The create form makes casual tables only: ranked tables come from quick match, so that nobody
+picks their ranked opponents or partner (docs/LADDER.md)."""
 
 from __future__ import annotations
 
@@ -10,17 +13,14 @@ from django.utils.translation import gettext_lazy as _
 from games.engine import PRESET_NAMES
 from games.services import MAX_STAKE
 
-MODES = [("ranked", _("ranked")), ("casual", _("casual"))]
-
 
 class TableCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=60, required=False)
-    mode = forms.ChoiceField(label=_("Ranked or casual"), choices=MODES, initial="ranked")
     preset = forms.ChoiceField(
-        label=_("Rules (casual tables)"),
+        label=_("Rules"),
         choices=[(name, name) for name in PRESET_NAMES],
         initial="ranked",
-        help_text=_("Ranked tables always play the ranked rules."),
+        help_text=_("A casual table. Ranked tables come only from quick match."),
     )
     stake = forms.IntegerField(label=_("Stake"), min_value=1, max_value=MAX_STAKE, initial=100)
     min_balance = forms.IntegerField(
@@ -30,12 +30,19 @@ class TableCreateForm(forms.Form):
         label=_("Seconds per play"), min_value=5, max_value=120, initial=20
     )
 
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if self.data.get("mode", "casual") != "casual":  # the old form's field, or a script's
+            raise forms.ValidationError(
+                _("Ranked tables come only from quick match."), code="ranked_quick_match_only"
+            )
+        return cleaned
+
     def service_arguments(self) -> dict[str, Any]:
         """The keyword arguments of ``services.table_create`` (besides the creator)."""
         data = self.cleaned_data
         return {
             "name": data["name"],
-            "ranked": data["mode"] == "ranked",
             "preset_name": data["preset"],
             "stake": data["stake"],
             "min_balance": data["min_balance"],

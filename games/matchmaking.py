@@ -12,10 +12,14 @@ The numbers (settings, all overridable from the environment):
   If the spread fits, the four are seated; either way the next longest waiter is tried.
 - The expected wait shown in the lobby: the median of the waits (join → seated) of the players
   of the last ``SHENGJI_QUICK_MATCH_WAIT_SAMPLE`` (20) quick matches; none before the first.
-- The table: ranked, stake ``SHENGJI_QUICK_MATCH_STAKE`` (100); joining needs a balance of at
-  least ``SHENGJI_QUICK_MATCH_MIN_BALANCE`` (100), which is also the table's minimum balance.
-  Partners are balanced: by rating r0 ≥ r1 ≥ r2 ≥ r3, seats 0 & 2 get r0 and r3, seats 1 & 3
-  get r1 and r2. The longest waiter creates the table.
+- The table: ranked, stake ``SHENGJI_QUICK_MATCH_STAKE`` (50); joining needs the table points
+  one ranked hand at that stake can take (``quick_match_minimum``: 790 at 50), and at least
+  ``SHENGJI_QUICK_MATCH_MIN_BALANCE`` (100), the table's minimum balance. Partners are
+  balanced: by rating r0 ≥ r1 ≥ r2 ≥ r3, seats 0 & 2 get r0 and r3, seats 1 & 3 get r1 and
+  r2. The longest waiter creates the table. Quick match is the only way to a ranked table
+  (``services.ranked_table_open``): nobody picks their ranked opponents or partner. The four
+  are seated, not ready: the hand starts when all four have opened the table (connected) and
+  pressed ready; one who does not come within the grace period is stood up.
 - A waiting player whose page has not asked for the queue in ``SHENGJI_QUICK_MATCH_STALE_S``
   (60 s) has gone and is dropped, as is one who sat down at a table meanwhile or whose balance
   fell below the minimum.
@@ -49,7 +53,7 @@ from django.db.models.functions import Now
 from accounts.models import User
 from games.errors import ApplicationError
 from games.models import QueueEntry, QuickMatch, Seat, Table
-from games.services import db_now, seat_ready, seat_take, table_create
+from games.services import db_now, points_needed_for, ranked_table_open, seated_elsewhere
 
 logger = logging.getLogger(__name__)
 
@@ -134,10 +138,20 @@ def seating(players: Sequence[Waiting]) -> list[Waiting]:
 
 
 def _rating_and_balance(user: User) -> tuple[float, int]:
-    from ladder.selectors import player_profile
+    from ladder.services import ladder_profile_open
 
-    profile = player_profile(user=user)  # an unsaved default for a player without one
+    profile = ladder_profile_open(user=user)  # with the sign-up grant, if never opened
     return float(profile.rating_ordinal), int(profile.balance)
+
+
+def quick_match_minimum() -> int:
+    """The table points needed to wait for a quick match: what one hand of the ranked rules at
+    the quick-match stake can take, and at least ``SHENGJI_QUICK_MATCH_MIN_BALANCE``."""
+    return points_needed_for(
+        preset_name="ranked",
+        stake=settings.SHENGJI_QUICK_MATCH_STAKE,
+        min_balance=settings.SHENGJI_QUICK_MATCH_MIN_BALANCE,
+    )
 
 
 def _check_may_queue(user: User) -> float:
@@ -152,11 +166,13 @@ def _check_may_queue(user: User) -> float:
         raise ApplicationError(
             "seated_elsewhere", f"leave your seat at table {seat.table.name!r} first"
         )
+    if seated_elsewhere(user=user):  # a hand of theirs elsewhere is not wrapped up yet
+        raise ApplicationError("in_game")
     rating, balance = _rating_and_balance(user)
-    if balance < settings.SHENGJI_QUICK_MATCH_MIN_BALANCE:
+    minimum = quick_match_minimum()
+    if balance < minimum:
         raise ApplicationError(
-            "insufficient_balance",
-            f"quick match needs at least {settings.SHENGJI_QUICK_MATCH_MIN_BALANCE} table points",
+            "insufficient_balance", f"quick match needs at least {minimum} table points"
         )
     return rating
 
@@ -218,7 +234,7 @@ def _drop_unseatable(entries: list[QueueEntry], now: datetime) -> list[QueueEntr
 
     balances = dict(LadderProfile.objects.filter(user_id__in=ids).values_list("user_id", "balance"))
     stale_before = now - timedelta(seconds=settings.SHENGJI_QUICK_MATCH_STALE_S)
-    minimum = settings.SHENGJI_QUICK_MATCH_MIN_BALANCE
+    minimum = quick_match_minimum()
     keep: list[QueueEntry] = []
     drop: list[QueueEntry] = []
     for entry in entries:
@@ -249,24 +265,21 @@ def queue_match() -> list[QuickMatch]:
 
 
 def _seat_group(group: Group, by_user: dict[int, QueueEntry], now: datetime) -> QuickMatch | None:
-    """Create the ranked table as the longest waiter, seat the four and mark them ready (the
-    hand starts). Precondition: the group's queue rows are locked by this transaction."""
+    """Create the ranked table as the longest waiter and seat the four (not ready: the hand
+    starts when all four have come and pressed ready). Precondition: the group's queue rows
+    are locked by this transaction."""
     order = seating(group.players)
     users = [by_user[p.user_id].user for p in order]
     creator = by_user[group.players[0].user_id].user
     try:
         with transaction.atomic():  # a savepoint: a refused seat undoes only this group
-            table = table_create(
+            table = ranked_table_open(
+                users=users,
                 creator=creator,
                 name=f"Quick match · {creator}",
-                ranked=True,
                 stake=settings.SHENGJI_QUICK_MATCH_STAKE,
                 min_balance=settings.SHENGJI_QUICK_MATCH_MIN_BALANCE,
             )
-            for index, user in enumerate(users):
-                seat_take(table_id=table.pk, user=user, index=index)
-            for user in users:
-                seat_ready(table_id=table.pk, user=user)
             record = QuickMatch.objects.create(
                 table=table,
                 players=[p.user_id for p in order],

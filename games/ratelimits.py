@@ -1,29 +1,48 @@
-"""Limits kept in Redis, so every server process counts the same: chat lines per user, failed
-log-ins per user name and per client address, password-reset requests, and open table sockets
-per user (docs/proof/BAD-INPUT.md lists the numbers, all in settings).
+"""Limits shared by every server process, and the client address they count by.
+
+In Redis: chat lines per user, password-reset requests, sign-ups per address, and open table
+sockets per user or address. In PostgreSQL, through django-axes: failed log-ins per (user name,
+address) and per address (docs/proof/BAD-INPUT.md lists the numbers, all in settings).
+
+The client address is ``client_ip(request)`` for an HTTP request and ``client_ip_from_scope``
+for an ASGI scope: X-Forwarded-For only from the proxies of ``settings.TRUSTED_PROXIES``
+(docs/proof/SECURITY.md, "Client addresses").
 
 The per-message token bucket of a socket lives in the consumer: it guards one connection and
-needs no sharing. When Redis cannot be reached these limits let requests through (and log it):
-a Redis outage must not lock every player out of logging in.
+needs no sharing. When Redis cannot be reached the Redis limits let requests through (and log
+it): a Redis outage must not lock every player out.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import ipaddress
 import logging
 import math
 import secrets
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
 import redis
+from axes.backends import AxesBackend
+from axes.exceptions import AxesBackendPermissionDenied
+from axes.handlers.database import AxesDatabaseHandler
+from axes.handlers.proxy import AxesProxyHandler
+from axes.helpers import (
+    get_client_username,
+    get_credentials,
+    get_lockout_parameters,
+)
+from axes.models import AccessAttempt
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.backends import ModelBackend
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest
+from django.utils import timezone
 
 from games.errors import ApplicationError
 
@@ -105,11 +124,11 @@ def _fail_open(default: T) -> Callable[[Callable[..., T]], Callable[..., T]]:
     return wrap
 
 
-def _windows(mode: str, limits: Sequence[tuple[str, int, float]]) -> int:
-    """Run the window script over (key, limit, seconds) triples; the seconds to wait, rounded
-    up (0 = allowed)."""
+def _windows(mode: str, limits: Sequence[tuple[str, int, float]], member: str = "") -> int:
+    """Run the window script over (key, limit, seconds) triples, counting ``member`` (a fresh
+    one by default); the seconds to wait, rounded up (0 = allowed)."""
     now = _now_ms()
-    args: list[str | int] = [now, f"{now}-{secrets.token_hex(4)}", mode]
+    args: list[str | int] = [now, member or f"{now}-{secrets.token_hex(4)}", mode]
     for _, limit, seconds in limits:
         args += [limit, max(1, int(seconds * 1000))]
     keys = [key for key, _, _ in limits]
@@ -138,42 +157,259 @@ def chat_line_check(*, user_id: int) -> None:
         raise ApplicationError("chat_rate_limited")
 
 
-# --- log-in and password reset ---------------------------------------------------------------
+# --- client addresses ------------------------------------------------------------------------
+
+UNKNOWN_ADDRESS = "unknown"
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+# Headers only a proxy should send: from any other peer shengji_site.asgi drops them all.
+FORWARDING_HEADERS = frozenset(
+    {
+        b"forwarded",
+        b"x-forwarded-for",
+        b"x-forwarded-host",
+        b"x-forwarded-port",
+        b"x-forwarded-proto",
+        b"x-real-ip",
+    }
+)
+
+
+def _parse_address(text: str) -> IPAddress | None:
+    """An address as a peer or an X-Forwarded-For entry gives it ("203.0.113.7",
+    "203.0.113.7:5000", "2001:db8::1", "[2001:db8::1]:443"); None for anything else. An
+    IPv4-mapped IPv6 address becomes IPv4 and a zone (``%eth0``) is dropped: one spelling per
+    client."""
+    text = text.strip().strip('"')
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(text.partition("%")[0])
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    return address
+
+
+@functools.cache
+def _networks(entries: tuple[str, ...]) -> tuple[IPNetwork, ...]:
+    return tuple(ipaddress.ip_network(entry.strip(), strict=False) for entry in entries)
+
+
+def trusted_proxy_networks() -> tuple[IPNetwork, ...]:
+    """``settings.TRUSTED_PROXIES``: the addresses and networks of the proxies in front of
+    daphne (none by default)."""
+    return _networks(tuple(settings.TRUSTED_PROXIES))
+
+
+def _is_trusted(address: IPAddress, networks: Sequence[IPNetwork]) -> bool:
+    return any(address in network for network in networks)
+
+
+def is_trusted_proxy(peer: str | None) -> bool:
+    """Whether the connection's peer is one of ``settings.TRUSTED_PROXIES``."""
+    address = _parse_address(peer) if peer else None
+    return address is not None and _is_trusted(address, trusted_proxy_networks())
+
+
+def client_address(peer: str | None, forwarded_for: str | None) -> str:
+    """The client's address, from the connection's peer and the X-Forwarded-For it sent.
+
+    X-Forwarded-For is read only when the peer is a trusted proxy (``settings.TRUSTED_PROXIES``,
+    none by default), and then from the right: each proxy appends the address it got the
+    request from, so the client is the right-most entry that is not itself a trusted proxy
+    (behind N trusted proxies, N hops from the right). Whatever stands further left was written
+    by the client and is never read. An entry that is no address ends the walk at the last
+    trusted hop. ``"unknown"`` when the peer is no address (a Unix socket, a test without one).
+    """
+    address = _parse_address(peer) if peer else None
+    if address is None:
+        return UNKNOWN_ADDRESS
+    networks = trusted_proxy_networks()
+    if forwarded_for and _is_trusted(address, networks):
+        for hop in reversed(forwarded_for.split(",")):
+            hop_address = _parse_address(hop)
+            if hop_address is None:
+                break
+            address = hop_address
+            if not _is_trusted(address, networks):
+                break
+    return str(address)
 
 
 def client_ip(request: HttpRequest | None) -> str:
-    """The client's address. daphne runs with --proxy-headers, so behind the TLS proxy this is
-    the X-Forwarded-For address the proxy passed on, not the proxy's own."""
-    address = None if request is None else request.META.get("REMOTE_ADDR")
-    return address or "unknown"
+    """The client's address for an HTTP request: its peer (``REMOTE_ADDR``), or behind trusted
+    proxies the address their X-Forwarded-For names (``client_address``). Every per-address
+    limit uses it or ``client_ip_from_scope``. Under daphne shengji_site.asgi has already put
+    that address in ``REMOTE_ADDR`` and dropped the header, so the answer is the same."""
+    if request is None:
+        return UNKNOWN_ADDRESS
+    meta = request.META
+    return client_address(meta.get("REMOTE_ADDR"), meta.get("HTTP_X_FORWARDED_FOR"))
 
 
-def _login_limits(username: str, ip: str) -> list[tuple[str, int, float]]:
-    window = settings.SHENGJI_LOGIN_WINDOW_S
-    per_user = settings.SHENGJI_LOGIN_FAILURES_PER_USER
-    per_ip = settings.SHENGJI_LOGIN_FAILURES_PER_IP
-    return [
-        (_key("login", "user", _digest(username)), per_user, window),
-        (_key("login", "ip", ip), per_ip, window),
+def client_ip_from_scope(scope: Mapping[str, Any]) -> str:
+    """The client's address for an ASGI scope (a socket's or an HTTP request's): the scope's
+    ``client`` and its ``x-forwarded-for`` headers, read as ``client_address`` reads them."""
+    client = scope.get("client")
+    peer = str(client[0]) if client else None
+    values = [
+        value.decode("latin-1")
+        for name, value in scope.get("headers") or ()
+        if name.lower() == b"x-forwarded-for"
     ]
+    return client_address(peer, ",".join(values) or None)
 
 
-@_fail_open(0)
-def login_wait(*, username: str, ip: str) -> int:
-    """Seconds until a log-in as ``username`` from ``ip`` may be tried again (0 = now)."""
-    return _windows("check", _login_limits(username, ip))
+# --- log-in: django-axes ---------------------------------------------------------------------
 
 
-@_fail_open(None)
-def login_failed(*, username: str, ip: str) -> None:
-    _windows("add", _login_limits(username, ip))
+def login_username(
+    request: HttpRequest | None, credentials: Mapping[str, Any] | None = None
+) -> str | None:
+    """``AXES_USERNAME_CALLABLE``: the user name tried, as its failures are counted: trimmed
+    and case-folded ("LIN" and "lin" share a count), at most 150 characters."""
+    field = str(getattr(settings, "AXES_USERNAME_FORM_FIELD", "username"))
+    value = (credentials or {}).get(field)
+    if value is None and credentials is None and request is not None:
+        value = request.POST.get(field)
+    if not isinstance(value, str):
+        return None
+    return value.replace("\x00", "").strip().casefold()[:150]
 
 
-@_fail_open(None)
-def login_succeeded(*, username: str) -> None:
-    """The user name's failures are forgiven; the address's are not (one address may be
-    trying many names)."""
-    _redis().delete(_key("login", "user", _digest(username)))
+def login_client_ip(request: HttpRequest | None) -> str | None:
+    """``AXES_CLIENT_IP_CALLABLE``: ``client_ip``; None when it is unknown (axes keeps the
+    address in an ``inet`` column)."""
+    address = client_ip(request)
+    return None if address == UNKNOWN_ADDRESS else address
+
+
+def login_cool_off(request: HttpRequest | None = None) -> timedelta:
+    """``AXES_COOLOFF_TIME``: failures count for ``SHENGJI_LOGIN_WINDOW_S`` after the last one."""
+    return timedelta(seconds=float(settings.SHENGJI_LOGIN_WINDOW_S))
+
+
+def login_failure_limit(request: HttpRequest | None, credentials: Any = None) -> int:
+    """``AXES_FAILURE_LIMIT``: the limit of one user name from one address."""
+    return int(settings.SHENGJI_LOGIN_FAILURES_PER_USER_IP)
+
+
+def _parameter_limit(parameter: str | Sequence[str]) -> int:
+    names = {parameter} if isinstance(parameter, str) else set(parameter)
+    if names == {"ip_address"}:
+        return int(settings.SHENGJI_LOGIN_FAILURES_PER_IP)
+    return int(settings.SHENGJI_LOGIN_FAILURES_PER_USER_IP)
+
+
+class LoginAttempts(AxesDatabaseHandler):  # type: ignore[misc]
+    """axes' database handler (the attempts are rows in PostgreSQL, shared by every process),
+    with a limit for each of ``AXES_LOCKOUT_PARAMETERS``: one user name from one address at
+    ``SHENGJI_LOGIN_FAILURES_PER_USER_IP``, one address under any names at the higher
+    ``SHENGJI_LOGIN_FAILURES_PER_IP``. No user name is locked on its own: failures from
+    elsewhere never shut its owner out.
+
+    axes compares one number with one limit (``AXES_FAILURE_LIMIT``, the pair's), so
+    ``get_failures`` scales the address's failures to it: ⌊failures × pair limit / address
+    limit⌋ reaches the pair limit exactly when the failures reach the address limit."""
+
+    def failures_by_parameter(
+        self, request: HttpRequest, credentials: Mapping[str, Any] | None
+    ) -> list[tuple[int, list[tuple[datetime, int]]]]:
+        """For each lockout parameter: its limit, and its live attempt rows (time of the last
+        failure, failures), oldest first."""
+        parameters = get_lockout_parameters(request, credentials)
+        attempts = self.get_user_attempts(request, credentials)
+        return [
+            (
+                _parameter_limit(parameter),
+                list(
+                    rows.order_by("attempt_time").values_list(
+                        "attempt_time", "failures_since_start"
+                    )
+                ),
+            )
+            for parameter, rows in zip(parameters, attempts, strict=True)
+        ]
+
+    def get_failures(self, request: HttpRequest, credentials: Any = None) -> int:
+        pair_limit = login_failure_limit(request, credentials)
+        return max(
+            (
+                sum(failures for _, failures in rows) * pair_limit // limit
+                for limit, rows in self.failures_by_parameter(request, credentials)
+            ),
+            default=0,
+        )
+
+    def retry_after(self, request: HttpRequest, credentials: Mapping[str, Any] | None) -> int:
+        """Seconds until every limit lets the request through again (at least 1): each row's
+        failures stop counting a cool-off after its last one."""
+        cool_off = login_cool_off(request)
+        now = timezone.now()
+        wait = 1.0
+        for limit, rows in self.failures_by_parameter(request, credentials):
+            remaining = sum(failures for _, failures in rows)
+            for last, failures in rows:
+                if remaining < limit:
+                    break
+                remaining -= failures
+                wait = max(wait, (last + cool_off - now).total_seconds())
+        return math.ceil(wait)
+
+    def reset_user_attempts(self, request: HttpRequest, credentials: Any = None) -> int:
+        """A successful log-in (``AXES_RESET_ON_SUCCESS``) forgives the failures of its user
+        name from its address, and only those: not the name's from other addresses (the
+        owner's log-in must not lift an attacker's lock-out), nor the address's under other
+        names (one address may be trying many)."""
+        count, _ = AccessAttempt.objects.filter(
+            username=get_client_username(request, credentials),
+            ip_address=request.axes_ip_address,  # type: ignore[attr-defined]
+        ).delete()
+        return int(count)
+
+
+class RateLimitedModelBackend(AxesBackend):  # type: ignore[misc]
+    """Django's user name and password check, behind django-axes' lock-out (``LoginAttempts``).
+    Every log-in goes through it: the log-in page, the admin's and the API's token view. A try
+    refused for too many failures sets ``request.login_retry_after`` (seconds), so the page and
+    the API can say why and when."""
+
+    def authenticate(
+        self,
+        request: HttpRequest | None,
+        username: str | None = None,
+        password: str | None = None,
+        **kwargs: Any,
+    ) -> Any:
+        username = username or kwargs.get(get_user_model().USERNAME_FIELD)
+        if not isinstance(username, str) or password is None:
+            return None
+        if request is None:
+            # Every log-in a client can reach passes its request (the log-in forms, the admin's,
+            # the API's token view); only code outside a request comes without one (the test
+            # client's login(), a shell), and axes cannot count a try with no address.
+            return ModelBackend.authenticate(self, None, username=username, password=password)
+        try:
+            super().authenticate(request, username=username, password=password)
+        except AxesBackendPermissionDenied:
+            handler = AxesProxyHandler.get_implementation()
+            wait = 60
+            if isinstance(handler, LoginAttempts):
+                wait = handler.retry_after(request, get_credentials(username=username))
+            request.login_retry_after = wait  # type: ignore[attr-defined]
+            raise
+        user = ModelBackend.authenticate(self, request, username=username, password=password)
+        if user is None:
+            # Stop here: the plain ModelBackend listed after this one would check it again.
+            raise PermissionDenied
+        return user
+
+
+# --- password reset and sign-up --------------------------------------------------------------
 
 
 @_fail_open(0)
@@ -192,45 +428,42 @@ def password_reset_wait(*, email: str, ip: str) -> int:
     )
 
 
-class RateLimitedModelBackend(ModelBackend):
-    """Django's user name and password check, refused while the user name or the address has
-    too many recent failures. Every log-in goes through it: the log-in page, the admin's and
-    the API's token view. A refusal for that reason sets ``request.login_retry_after``
-    (seconds), so the page can say why."""
+def _signup_limits(ip: str) -> list[tuple[str, int, float]]:
+    return [
+        (_key("signup", "hour", ip), settings.SHENGJI_SIGNUPS_PER_IP_PER_HOUR, 3600),
+        (_key("signup", "day", ip), settings.SHENGJI_SIGNUPS_PER_IP_PER_DAY, 86400),
+    ]
 
-    def authenticate(
-        self,
-        request: HttpRequest | None,
-        username: str | None = None,
-        password: str | None = None,
-        **kwargs: Any,
-    ) -> Any:
-        username = username or kwargs.get(get_user_model().USERNAME_FIELD)
-        if not isinstance(username, str) or password is None:
-            return None
-        ip = client_ip(request)
-        wait = login_wait(username=username, ip=ip)
-        if wait:
-            if request is not None:
-                request.login_retry_after = wait  # type: ignore[attr-defined]
-            raise PermissionDenied
-        user = super().authenticate(request, username=username, password=password)
-        if user is None:
-            login_failed(username=username, ip=ip)
-            # Stop here: the plain ModelBackend listed after this one would check it again.
-            raise PermissionDenied
-        login_succeeded(username=username)
-        return user
+
+@_fail_open((0, ""))
+def signup_take(*, ip: str) -> tuple[int, str]:
+    """Take one of the address's sign-up places (checked and counted at once, so sign-ups sent
+    together cannot all pass): ``(0, receipt)``, or ``(seconds to wait, "")`` when there is
+    none left."""
+    member = f"{_now_ms()}-{secrets.token_hex(4)}"
+    wait = _windows("hit", _signup_limits(ip), member=member)
+    return wait, "" if wait else member
+
+
+@_fail_open(None)
+def signup_give_back(*, ip: str, receipt: str) -> None:
+    """The sign-up made no account (the name was taken…): its place is free again."""
+    if receipt:
+        pipe = _redis().pipeline()
+        for key, _, _ in _signup_limits(ip):
+            pipe.zrem(key, receipt)
+        pipe.execute()
 
 
 # --- table sockets ---------------------------------------------------------------------------
 
 
 def socket_owner(user: Any, client: Sequence[Any] | None) -> str:
-    """Whose sockets these are: the user, or for anonymous spectators their address."""
+    """Whose sockets these are: the user, or for anonymous spectators their address. ``client``
+    is the scope's, which shengji_site.asgi has set to ``client_ip_from_scope``."""
     if getattr(user, "is_authenticated", False):
         return f"user:{user.pk}"
-    return f"ip:{client[0] if client else 'unknown'}"
+    return f"ip:{client_address(str(client[0]), None) if client else UNKNOWN_ADDRESS}"
 
 
 def _socket_cap(owner: str) -> int:

@@ -2,14 +2,17 @@
 name, ``games.task_names``).
 
 Groups: ``table_<id>`` (every socket at or watching the table: views, chat, system lines,
-table changes; each socket forwards only the view its presence may see) and ``lobby`` (the
-lobby feed). Group messages travel between server processes only, never to a client.
+table changes; each socket forwards only the view its presence may see), ``lobby`` (the
+lobby feed) and ``user_<id>`` (every socket of a logged-in user, table and lobby: told when the
+user's sessions end). Group messages travel between server processes only, never to a client.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
+import uuid
 from datetime import datetime
 from typing import Any
 
@@ -29,6 +32,15 @@ SEND_FAILURES: tuple[type[BaseException], ...] = (RedisError, OSError, KombuOper
 
 def table_group(table_id: int) -> str:
     return f"table_{table_id}"
+
+
+def user_group(user_id: int) -> str:
+    return f"user_{user_id}"
+
+
+def session_digest(session_key: str) -> str:
+    """How a group message names one session: not its key (which would log its holder in)."""
+    return hashlib.sha256(session_key.encode()).hexdigest()
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
@@ -125,17 +137,38 @@ def table_changed(table_id: int, line: str | None) -> None:
     _send_all(
         [
             (table_group(table_id), {"type": "table.changed", "line": line}),
-            (LOBBY_GROUP, {"type": "lobby.changed", "table": table_id}),
+            (LOBBY_GROUP, _lobby_message(table_id)),
         ]
     )
 
 
 def lobby_changed(table_id: int) -> None:
-    _send(LOBBY_GROUP, {"type": "lobby.changed", "table": table_id})
+    _send(LOBBY_GROUP, _lobby_message(table_id))
+
+
+def _lobby_message(table_id: int) -> dict[str, Any]:
+    """``change`` names this change: each server process builds the lobby once for it, however
+    many of its sockets hear it (games/lobby.py)."""
+    return {"type": "lobby.changed", "table": table_id, "change": uuid.uuid4().hex}
 
 
 def chat(table_id: int, payload: dict[str, Any]) -> None:
     _send(table_group(table_id), {"type": "chat.line", "line": payload})
+
+
+def sessions_ended(
+    user_id: int, code: str, reason: str = "", session_key: str | None = None
+) -> None:
+    """Close the user's open sockets, table and lobby (``TableConsumer.session_end``): all of
+    them, or only those of the session ``session_key`` (a log-out ends that session only).
+    ``code`` is the error code of the socket's last frame: ``account_suspended`` (with the
+    admin's ``reason``) or ``session_ended``. A lost message is caught by the check every
+    socket makes before each message it takes (``services.socket_session_check``)."""
+    session = None if session_key is None else session_digest(session_key)
+    _send(
+        user_group(user_id),
+        {"type": "session.end", "code": code, "reason": reason, "session": session},
+    )
 
 
 def _send_task(name: str, args: tuple[Any, ...], **options: Any) -> None:

@@ -333,7 +333,7 @@ def _table_labels() -> dict[str, Any]:
 
 
 def _system_lines() -> dict[str, str]:
-    """The table's system lines (services.py writes them in English), by kind: table.js knows
+    """The table's system lines (games/services/ writes them in English), by kind: table.js knows
     each kind's English pattern and shows the line in these words; {0} {1} … are its parts."""
     return {
         "sits": _("{0} sits at seat {1}"),
@@ -498,6 +498,9 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "labels": _table_labels(),
             "config": _table_config(request, table),
             "rules_card": _rules_card(preset(table.preset).to_dict()),
+            "points_needed": services.points_needed_for(
+                preset_name=table.preset, stake=table.stake, min_balance=table.min_balance
+            ),
         },
     )
 

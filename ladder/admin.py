@@ -32,10 +32,18 @@ class LadderProfileAdmin(ReadOnlyAdmin):
     )  # fmt: skip
     list_filter = ("listed", "rating_provisional")
     search_fields = ("user__username", "user__display_name")
-    readonly_fields = ("adjust_link",)
+    readonly_fields = ("adjust_link", "relief_grants")
 
     def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:  # type: ignore[override]
-        return ["adjust_link", *[f.name for f in LadderProfile._meta.fields]]
+        return ["adjust_link", "relief_grants", *[f.name for f in LadderProfile._meta.fields]]
+
+    @admin.display(description="daily relief grants")
+    def relief_grants(self, obj: LadderProfile) -> str:
+        """How often the player had the daily relief grant, linked to those ledger rows."""
+        count = LedgerEntry.objects.filter(user_id=obj.user_id, kind=LedgerEntry.Kind.RELIEF)
+        url = reverse("admin:ladder_ledgerentry_changelist")
+        query = f"?user__id__exact={obj.user_id}&kind__exact=relief"
+        return format_html('<a href="{}{}">{} relief grant(s)</a>', url, query, count.count())
 
     @admin.display(description="points")
     def adjust_link(self, obj: LadderProfile) -> str:
@@ -45,14 +53,14 @@ class LadderProfileAdmin(ReadOnlyAdmin):
     def get_urls(self) -> list[URLPattern]:
         extra = [
             path(
-                "<path:object_id>/adjust/",
+                "<int:object_id>/adjust/",  # not a number: 404, not a 500 from the lookup
                 self.admin_site.admin_view(self.adjust_view),
                 name="ladder_ladderprofile_adjust",
             )
         ]
         return extra + super().get_urls()
 
-    def adjust_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+    def adjust_view(self, request: HttpRequest, object_id: int) -> HttpResponse:
         if not request.user.has_perm("ladder.add_ledgerentry"):
             raise PermissionDenied
         profile = get_object_or_404(LadderProfile.objects.select_related("user"), pk=object_id)
@@ -105,7 +113,8 @@ class LedgerEntryAdmin(ReadOnlyAdmin):
 
 @admin.register(HandSettlement)
 class HandSettlementAdmin(ReadOnlyAdmin):
-    list_display = ("hand", "ranked", "settled_at")
+    list_display = ("hand", "ranked", "practice", "settled_at")
+    list_filter = ("ranked", "practice")
     raw_id_fields = ("hand",)
 
 

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from accounts.models import User
 from ladder import selectors
 from ladder.errors import ApplicationError
+from ladder.services import ladder_relief_claim
 from ladder.titles import Title
 
 NOT_FOUND_CODES = {"player_not_found", "hand_not_found", "board_unknown"}
@@ -206,6 +207,14 @@ def player_data(user: User) -> dict[str, Any]:
     }
 
 
+def _player(username: str) -> User:
+    """The player the URL names; a name with NUL in it (which PostgreSQL refuses in text) is
+    nobody's."""
+    if "\x00" in username:
+        raise ApplicationError("player_not_found", "no such player", username=username)
+    return selectors.player_get(username=username)
+
+
 def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
     try:
         value = int(request.query_params.get(name, default))
@@ -222,7 +231,7 @@ class PlayerView(LadderAPIView):
         responses={200: PlayerSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.player_get(username=username)
+        user = _player(username)
         return Response(PlayerSerializer(player_data(user)).data)
 
 
@@ -249,7 +258,7 @@ class PlayerHandsView(LadderAPIView):
         responses={200: HandListSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.player_get(username=username)
+        user = _player(username)
         limit = _int_param(request, "limit", 20, 1, 100)
         offset = _int_param(request, "offset", 0, 0, 10**9)
         rows = selectors.player_hands(user=user, limit=limit, offset=offset)
@@ -395,3 +404,32 @@ class TokenView(LadderAPIView):
     def delete(self, request: Request) -> Response:
         Token.objects.filter(user=request.user).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class ReliefSerializer(serializers.Serializer):
+    balance = serializers.IntegerField(help_text="your table points")
+    threshold = serializers.IntegerField(help_text="relief is for balances below this")
+    amount = serializers.IntegerField(help_text="table points one relief gives")
+    per_day = serializers.IntegerField()
+    claimed_today = serializers.IntegerField()
+    eligible = serializers.BooleanField()
+
+
+class ReliefView(LadderAPIView):
+    """The daily relief grant (救济): GET whether you may claim it, POST to claim it."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(summary="The daily relief grant: may I claim it?", responses=ReliefSerializer)
+    def get(self, request: Request) -> Response:
+        return Response(ReliefSerializer(selectors.relief_status(user=request.user)).data)
+
+    @extend_schema(
+        summary="Claim the daily relief grant",
+        request=None,
+        responses={201: ReliefSerializer, 400: ErrorSerializer},
+    )
+    def post(self, request: Request) -> Response:
+        ladder_relief_claim(user=request.user)
+        data = ReliefSerializer(selectors.relief_status(user=request.user)).data
+        return Response(data, status=status.HTTP_201_CREATED)

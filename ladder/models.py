@@ -88,6 +88,7 @@ class LedgerEntry(models.Model):
 
     class Kind(models.TextChoices):
         GRANT = "grant", _("sign-up grant")
+        RELIEF = "relief", _("daily relief grant")
         TABLE_POINTS = settlement.TABLE_POINTS, _("hand result")
         BONUS = settlement.BONUS, _("level bonus")
         ESCAPE_COMPENSATION = settlement.ESCAPE_COMPENSATION, _("escape compensation")
@@ -107,7 +108,10 @@ class LedgerEntry(models.Model):
 
     TITLE_KINDS = (Kind.TITLE_POINTS, Kind.TITLE_ADJUST)
     ADJUST_KINDS = (Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
-    HANDLESS_KINDS = (Kind.GRANT, Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
+    HANDLESS_KINDS = (Kind.GRANT, Kind.RELIEF, Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
+    # Where table points enter the ladder (docs/LADDER.md, "Invariants"); staff adjustments
+    # (with a reason) are the only other hand-less rows.
+    SOURCE_KINDS = (Kind.GRANT, Kind.RELIEF)
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -165,12 +169,16 @@ class LedgerEntry(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(hand__isnull=False)
-                | Q(kind__in=["grant", "admin_adjust", "title_adjust"]),
+                | Q(kind__in=["grant", "relief", "admin_adjust", "title_adjust"]),
                 name="ledger_hand_kinds_have_hand",
             ),
             models.CheckConstraint(
                 condition=~Q(kind__in=["admin_adjust", "title_adjust"]) | ~Q(reason=""),
                 name="ledger_adjust_has_reason",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind__in=["grant", "relief"]) | Q(amount__gt=0, hand__isnull=True),
+                name="ledger_grants_are_positive",
             ),
         ]
         indexes = [models.Index(fields=["user", "account", "id"], name="ledger_user_history")]
@@ -181,13 +189,18 @@ class LedgerEntry(models.Model):
 
 
 class HandSettlement(models.Model):
-    """Marks a hand as settled, with every input of the arithmetic (fees included)."""
+    """Marks a hand as settled, with every input of the arithmetic (fees included), and whether
+    it was practice (a bot seated at its start: no ledger rows, no rating changes)."""
 
     hand = models.OneToOneField(
         "games.Hand", on_delete=models.PROTECT, primary_key=True, related_name="settlement"
     )
     outcome = models.JSONField()
     ranked = models.BooleanField(help_text="title points and ratings moved (a ranked table)")
+    practice = models.BooleanField(
+        default=False,
+        help_text="a bot sat at the hand's start: nothing moved for anyone (docs/LADDER.md)",
+    )
     settled_at = models.DateTimeField(default=timezone.now)
 
     def __str__(self) -> str:

@@ -7,21 +7,90 @@ plus the count of strictly better rows (competition ranking: equal scores share 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Q, QuerySet, Sum
+from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 
 from accounts.models import User
 from games.models import Hand, HandPlayer
 from ladder.errors import ApplicationError
-from ladder.models import LadderProfile, LedgerEntry, RatingChange
-from ladder.settlement import ruleset_name
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
+from ladder.settlement import (
+    HOUSE_KINDS,
+    SHORTFALL,
+    FeeSchedule,
+    max_hand_loss,
+    rule_options,
+    ruleset_name,
+)
 from ladder.titles import Title, title_for
+
+
+def fee_schedule() -> FeeSchedule:
+    """The house's fees in force (settings)."""
+    return FeeSchedule(
+        winner_fee=settings.LADDER_WINNER_FEE,
+        table_fee=settings.LADDER_TABLE_FEE,
+        service_percent=settings.LADDER_SERVICE_FEE_PERCENT,
+        fixed_escape=settings.LADDER_FIXED_ESCAPE_PENALTY,
+    )
+
+
+def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: int = 0) -> int:
+    """The table points every human at a table needs to sit and before every hand: the most one
+    hand of these rules at this stake can take from a seat (`settlement.max_hand_loss`, fees
+    in force), and never less than the table's own minimum. `ruleset` is a rule set's
+    `to_dict()` or a flat mapping of its options."""
+    options = rule_options(ruleset)
+    fees = fee_schedule()
+    fees = FeeSchedule(
+        winner_fee=fees.winner_fee,
+        table_fee=int(options.get("table_fee", fees.table_fee)),
+        service_percent=fees.service_percent,
+        fixed_escape=fees.fixed_escape,
+    )
+    most = max_hand_loss(
+        settlement=str(options["settlement"]),
+        escape_penalty=str(options["escape_penalty"]),
+        stake=stake,
+        fees=fees,
+    )
+    return max(most, min_balance)
+
+
+def player_balance(*, user: User) -> int:
+    """The user's table points (0 for a user without a ladder profile yet)."""
+    balance = LadderProfile.objects.filter(user=user).values_list("balance", flat=True).first()
+    return balance or 0
+
+
+def relief_claimed_today(*, user_id: int) -> int:
+    """How many relief grants the user has had since the start of today (the site's day)."""
+    start = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))
+    kind = LedgerEntry.Kind.RELIEF
+    return LedgerEntry.objects.filter(user_id=user_id, kind=kind, created_at__gte=start).count()
+
+
+def relief_status(*, user: User) -> dict[str, Any]:
+    """Whether the user may claim the daily relief grant now, and its numbers."""
+    balance = player_balance(user=user)
+    claimed = relief_claimed_today(user_id=user.pk)
+    threshold, per_day = settings.LADDER_RELIEF_THRESHOLD, settings.LADDER_RELIEF_PER_DAY
+    return {
+        "balance": balance,
+        "threshold": threshold,
+        "amount": settings.LADDER_RELIEF_AMOUNT,
+        "per_day": per_day,
+        "claimed_today": claimed,
+        "eligible": balance < threshold and claimed < per_day,
+    }
 
 
 @dataclass(frozen=True)
@@ -325,10 +394,20 @@ class LedgerProblem:
     what: str
 
 
-def ledger_problems() -> tuple[int, int, list[LedgerProblem]]:
-    """(users checked, entries checked, problems): every profile's balance and title points equal
-    its ledger sums, every entry's balance_after equals the running sum of its account, and every
-    hand's table-point entries (house included) sum to zero."""
+def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProblem]]:
+    """(users checked, entries checked, problems): the invariants of docs/LADDER.md.
+
+    - every profile's balance and title points equal its ledger sums, and none is negative;
+    - every entry's balance_after equals the running sum of its account, and is not negative;
+    - every hand's table-point entries (house included) sum to zero;
+    - the house never pays: its rows on a hand are positive and only fees and escape penalties
+      (no `bot_seat`, `waived`, `bonus` or `shortfall` row of the house);
+    - no `shortfall` row at all: the check before every hand must keep it from being written;
+    - a practice hand (a bot seated at its start) has no ledger row and no rating change;
+    - nobody had the relief grant more often in a day than `LADDER_RELIEF_PER_DAY`.
+
+    The per-hand checks look at hands with an id above `since_hand` (history already reviewed).
+    """
     problems: list[LedgerProblem] = []
     sums: dict[tuple[int, str], int] = {}
     for row in (
@@ -350,10 +429,18 @@ def ledger_problems() -> tuple[int, int, list[LedgerProblem]]:
             problems.append(
                 LedgerProblem(user_id, f"title points {title_points} ≠ ledger sum {title_sum}")
             )
+        if balance < 0 or title_points < 0:
+            problems.append(
+                LedgerProblem(user_id, f"negative: balance {balance}, title points {title_points}")
+            )
     for (user_id, account), total in sums.items():
         problems.append(LedgerProblem(user_id, f"{account} ledger sum {total} but no profile"))
     problems += _running_balance_problems()
-    problems += _unbalanced_hands()
+    problems += _unbalanced_hands(since_hand)
+    problems += _house_payments(since_hand)
+    problems += _shortfalls(since_hand)
+    problems += _practice_hands_that_moved(since_hand)
+    problems += _relief_over_limit()
     entries = LedgerEntry.objects.count()
     return users, entries, problems
 
@@ -369,20 +456,20 @@ def _running_balance_problems() -> list[LedgerProblem]:
                        SUM(amount) OVER (PARTITION BY user_id, account ORDER BY id) AS running
                 FROM ladder_ledgerentry WHERE user_id IS NOT NULL
             ) AS chain
-            WHERE balance_after <> running
+            WHERE balance_after <> running OR balance_after < 0
             ORDER BY id
             LIMIT 1000
             """
         )
         return [
-            LedgerProblem(user_id, f"entry {entry_id}: balance_after {after} ≠ running sum {run}")
+            LedgerProblem(user_id, f"entry {entry_id}: balance_after {after} (running sum {run})")
             for user_id, entry_id, after, run in cursor.fetchall()
         ]
 
 
-def _unbalanced_hands() -> list[LedgerProblem]:
+def _unbalanced_hands(since_hand: int) -> list[LedgerProblem]:
     unbalanced = (
-        LedgerEntry.objects.filter(hand__isnull=False, account=LedgerEntry.Account.TABLE)
+        LedgerEntry.objects.filter(hand_id__gt=since_hand, account=LedgerEntry.Account.TABLE)
         .values("hand_id")
         .annotate(total=Sum("amount"))
         .filter(~Q(total=0))
@@ -392,3 +479,64 @@ def _unbalanced_hands() -> list[LedgerProblem]:
         LedgerProblem(None, f"hand {hand_id}: table-point entries sum to {total}, not 0")
         for hand_id, total in unbalanced
     ]
+
+
+def _house_payments(since_hand: int) -> list[LedgerProblem]:
+    """House rows that pay someone: negative, or of a kind the house never takes."""
+    rows = (
+        LedgerEntry.objects.filter(user__isnull=True, hand_id__gt=since_hand)
+        .filter(Q(amount__lt=0) | ~Q(kind__in=sorted(HOUSE_KINDS)))
+        .order_by("id")
+        .values_list("hand_id", "kind", "amount")[:1000]
+    )
+    return [
+        LedgerProblem(None, f"hand {hand_id}: the house pays ({kind} {amount:+d})")
+        for hand_id, kind, amount in rows
+    ]
+
+
+def _shortfalls(since_hand: int) -> list[LedgerProblem]:
+    """Any `shortfall` row: a seat owed more than it held (the check before the hand failed)."""
+    rows = (
+        LedgerEntry.objects.filter(kind=SHORTFALL, hand_id__gt=since_hand)
+        .order_by("id")
+        .values_list("hand_id", "user_id", "amount")[:1000]
+    )
+    return [
+        LedgerProblem(user_id, f"hand {hand_id}: shortfall {amount:+d}")
+        for hand_id, user_id, amount in rows
+    ]
+
+
+def _practice_hands_that_moved(since_hand: int) -> list[LedgerProblem]:
+    """Hands with a bot seated at their start (or settled as practice) that moved anything."""
+    practice = Q(players__user__isnull=True) | Q(settlement__practice=True)
+    hands = Hand.objects.filter(practice, pk__gt=since_hand)
+    moved = hands.filter(
+        Q(ledger_entries__isnull=False) | Q(rating_changes__isnull=False)
+    ).values_list("pk", flat=True)
+    return [
+        LedgerProblem(None, f"hand {hand_id}: a practice hand (a bot at its start) moved points")
+        for hand_id in sorted(set(moved))[:1000]
+    ]
+
+
+def _relief_over_limit() -> list[LedgerProblem]:
+    limit = settings.LADDER_RELIEF_PER_DAY
+    rows = (
+        LedgerEntry.objects.filter(kind=LedgerEntry.Kind.RELIEF)
+        .annotate(day=TruncDate("created_at", tzinfo=timezone.get_current_timezone()))
+        .values("user_id", "day")
+        .annotate(claims=Count("id"))
+        .filter(claims__gt=limit)
+        .values_list("user_id", "day", "claims")[:1000]
+    )
+    return [
+        LedgerProblem(user_id, f"{claims} relief grants on {day} (limit {limit})")
+        for user_id, day, claims in rows
+    ]
+
+
+def practice_hand(*, hand_id: int) -> bool:
+    """Whether a settled hand was practice (a bot seated at its start)."""
+    return HandSettlement.objects.filter(hand_id=hand_id, practice=True).exists()

@@ -1,4 +1,5 @@
-"""Every write of the ladder: profiles and grants, hand settlement, ratings, adjustments.
+"""Every write of the ladder: profiles and grants (the sign-up grant, the daily relief grant),
+hand settlement, ratings, adjustments.
 
 All services are atomic and lock what they change: the hand row first (settlement), then the
 ladder profiles in user-id order, so two writers never deadlock and never interleave.
@@ -19,8 +20,8 @@ from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
+from ladder.selectors import fee_schedule, relief_claimed_today
 from ladder.settlement import (
-    FeeSchedule,
     HandOutcome,
     Line,
     SeatState,
@@ -41,15 +42,6 @@ class SettlementResult:
     rating_changes: list[RatingChange]
 
 
-def fee_schedule() -> FeeSchedule:
-    return FeeSchedule(
-        winner_fee=settings.LADDER_WINNER_FEE,
-        table_fee=settings.LADDER_TABLE_FEE,
-        service_percent=settings.LADDER_SERVICE_FEE_PERCENT,
-        fixed_escape=settings.LADDER_FIXED_ESCAPE_PENALTY,
-    )
-
-
 # ---------------------------------------------------------------------------------------------
 # Profiles
 
@@ -58,6 +50,15 @@ def fee_schedule() -> FeeSchedule:
 def ladder_profile_open(*, user: User) -> LadderProfile:
     """The user's ladder profile, created with its sign-up grant the first time (idempotent)."""
     return _profiles_locked([user.pk])[user.pk]
+
+
+def ladder_profiles_lock(*, user_ids: Iterable[int]) -> dict[int, LadderProfile]:
+    """The users' profiles, locked (``SELECT … FOR UPDATE``) in user-id order, opened with
+    the sign-up grant where missing. Whoever seats a player holds this lock while checking
+    the player's other seats and balance, so that two sits of one user never both pass
+    (docs/LADDER.md, "One table at a time"). Precondition: inside a transaction, after the
+    table and seat locks (the lock order is Table → Hand → Seats → ladder rows)."""
+    return _profiles_locked(user_ids)
 
 
 def _profiles_locked(user_ids: Iterable[int]) -> dict[int, LadderProfile]:
@@ -169,6 +170,41 @@ def ladder_points_adjust(
 
 
 # ---------------------------------------------------------------------------------------------
+# The daily relief grant (救济)
+
+
+@transaction.atomic
+def ladder_relief_claim(*, user: User) -> LedgerEntry:
+    """Give the user the daily relief grant: `LADDER_RELIEF_AMOUNT` table points, when their
+    balance is below `LADDER_RELIEF_THRESHOLD`, at most `LADDER_RELIEF_PER_DAY` times a day
+    (the site's day, `TIME_ZONE`). A `relief` ledger row; the profile lock makes two claims
+    at once count as two."""
+    if not user.is_active:
+        raise ApplicationError("account_inactive", "this account cannot claim relief")
+    profile = _profiles_locked([user.pk])[user.pk]
+    threshold = settings.LADDER_RELIEF_THRESHOLD
+    if profile.balance >= threshold:
+        raise ApplicationError(
+            "relief_not_needed",
+            f"relief is for balances below {threshold} table points",
+            balance=profile.balance,
+            threshold=threshold,
+        )
+    limit = settings.LADDER_RELIEF_PER_DAY
+    if relief_claimed_today(user_id=user.pk) >= limit:
+        raise ApplicationError(
+            "relief_limit",
+            f"relief is given {limit} time(s) a day: come back tomorrow",
+            limit=limit,
+        )
+    amount = settings.LADDER_RELIEF_AMOUNT
+    entry = _entry(profile, kind=Kind.RELIEF, amount=amount, now=timezone.now())
+    entry.save()
+    profile.save(update_fields=["balance"])
+    return entry
+
+
+# ---------------------------------------------------------------------------------------------
 # Settlement
 
 
@@ -178,7 +214,8 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
 
     Call it inside the transaction that records the hand's result (it takes the hand row lock
     itself; holding it already is fine). Idempotent: a hand settled before is left as it is and
-    the call writes nothing (`created` False). Bot seats (`HandPlayer.user` empty) get no rows.
+    the call writes nothing (`created` False). A hand with a bot seated at its start
+    (`HandPlayer.user` empty) is practice: marked settled (`practice`), nothing else written.
     """
     hand = (
         Hand.objects.select_for_update(of=("self",))
@@ -209,8 +246,17 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
         fees=fee_schedule(),
     )
     ranked = hand.match.table.ranked
-    profiles = _profiles_locked(p.user_id for p in players.values() if p.user_id)
     now = timezone.now()
+    if any(p.user_id is None for p in players.values()):
+        HandSettlement.objects.create(
+            hand=hand,
+            outcome=outcome_as_json(outcome),
+            ranked=ranked,
+            practice=True,
+            settled_at=now,
+        )
+        return SettlementResult(hand_id=hand.pk, created=True, entries=[], rating_changes=[])
+    profiles = _profiles_locked(p.user_id for p in players.values() if p.user_id)
     lines = settle_hand(outcome, _seat_states(players, profiles))
     if not ranked:
         lines = [line for line in lines if not line.is_title]

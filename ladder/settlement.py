@@ -5,9 +5,12 @@ Nothing here touches the database: `ladder.services.ladder_settle_hand` reads th
 the outcome with `outcome_from_record`, calls `settle_hand` and writes the lines it returns.
 
 A line is `(seat, kind, amount)`; `seat` None is the house. Table-point lines of one hand always
-sum to zero (the house takes the fees and covers what nobody at the table pays or receives), so a
-settlement is a balanced transfer. Title-point lines are not transfers: they only follow levels.
-See docs/LADDER.md for every decision taken where RULES.md is silent.
+sum to zero, and the house only ever receives (fees, and what an escaper pays beyond what the
+others get): between the players a hand is a transfer, and the house never pays anyone (docs/
+LADDER.md, "Invariants"). A hand with a bot seated at its start is practice and settles nothing.
+`max_hand_loss` is the most one hand can take from a seat, for the check before every hand.
+Title-point lines are not transfers: they only follow levels. See docs/LADDER.md for every
+decision taken where RULES.md is silent.
 """
 
 from __future__ import annotations
@@ -49,6 +52,15 @@ HAND_KINDS = (
     TITLE_POINTS,
 )
 TITLE_KINDS = frozenset({TITLE_POINTS})
+# What moves between the players (the house is never a party to these).
+TRANSFER_KINDS = frozenset({TABLE_POINTS, BONUS, WAIVED})
+# The only kinds the house receives: fees, and the rest of an escape penalty. `BOT_SEAT` and
+# `SHORTFALL` are no longer written to the house (kept for the rows written before).
+HOUSE_KINDS = frozenset({FEE, SERVICE_FEE, ESCAPE_PENALTY})
+# The levels one hand's table points count at most (title points count them all): without a
+# cap a kitty bonus of 80 × 2 × 2^12 would have no bound, and nobody could hold enough to sit.
+# Seed 004's worked example (+4 levels: 590) is the largest that any seed writes out.
+LEVELS_SETTLED_MAX = 4
 
 # Settlement ratio by the highest level held at the hand's start (RULES.md §6, seed 004).
 RATIO_PERCENT = {
@@ -56,6 +68,8 @@ RATIO_PERCENT = {
     "9": 160, "T": 180, "J": 180, "Q": 200, "K": 200, "A": 220,
 }  # fmt: skip
 # `table` (002): the first side to reach a level gets the first amount, the other side the second.
+# Paid between the sides (the house pays nothing): the other side pays the difference, 10 (8) or
+# 20 (A) a player, to the first side.
 TABLE_BONUSES = (("8", 25, 15), ("A", 50, 30))
 
 
@@ -223,9 +237,16 @@ def service_fee(stake: int, percent: int) -> int:
     return stake * percent // 100
 
 
+def settled_levels(outcome: HandOutcome) -> int:
+    """The levels the hand's table points count: those gained, at most `LEVELS_SETTLED_MAX`."""
+    return min(outcome.levels, LEVELS_SETTLED_MAX)
+
+
 def steps(outcome: HandOutcome) -> int:
-    """Stake multiples of `levels` and `stake_steps`: defenders up N → N; attackers → N + 1."""
-    return outcome.levels if outcome.defenders_won else outcome.levels + 1
+    """Stake multiples of `levels` and `stake_steps`: defenders up N → N; attackers → N + 1
+    (N counted up to `LEVELS_SETTLED_MAX`)."""
+    levels = settled_levels(outcome)
+    return levels if outcome.defenders_won else levels + 1
 
 
 def one_level(outcome: HandOutcome) -> tuple[int, int, int]:
@@ -247,17 +268,18 @@ def one_level(outcome: HandOutcome) -> tuple[int, int, int]:
 
 
 def normal_lines(outcome: HandOutcome) -> list[Line]:
-    """Every seat's lines for a hand played to its end, before bots, absences and balances."""
+    """Every seat's lines for a hand played to its end, before absences, the `ratio` winner fee
+    (`ratio_fee_lines`, taken from what each winner finally gains) and balances."""
     winners = side_seats(outcome.winner_side or 0)
     losers = side_seats(1 - (outcome.winner_side or 0))
     lines: list[Line] = []
     scheme = outcome.settlement
     if scheme == "ratio":
-        lines += _ratio_lines(outcome, winners, losers)
+        lines += _transfer(winners, losers, ratio_gross(outcome))
     elif scheme == "levels":
         lines += _transfer(winners, losers, outcome.stake * steps(outcome))
     elif scheme == "table":
-        lines += _transfer(winners, losers, 5 * (outcome.levels + 1))
+        lines += _transfer(winners, losers, 5 * (settled_levels(outcome) + 1))
         lines += table_bonus_lines(outcome)
     else:
         lines += _transfer(winners, losers, outcome.stake * steps(outcome))
@@ -274,18 +296,24 @@ def _transfer(winners: Iterable[int], losers: Iterable[int], amount: int) -> lis
     ]
 
 
-def _ratio_lines(
-    outcome: HandOutcome, winners: tuple[int, int], losers: tuple[int, int]
-) -> list[Line]:
-    """Winners `S × ratio + S × levels − fee`; losers `−(S × ratio + S × levels)`."""
+def ratio_gross(outcome: HandOutcome) -> int:
+    """`ratio`: what each loser pays and each winner gains before the fee,
+    `S × ratio + S × levels` (levels counted up to `LEVELS_SETTLED_MAX`)."""
     ratio = ratio_percent(outcome.levels_at_start, outcome.wrapped)
-    gross = percent_of(outcome.stake, ratio) + outcome.stake * outcome.levels
-    fee = min(outcome.fees.winner_fee, gross)
-    lines = _transfer(winners, losers, gross)
-    if fee:
-        lines += [Line(seat, FEE, -fee) for seat in winners]
-        lines.append(Line(None, FEE, fee * len(winners)))
-    return lines
+    return percent_of(outcome.stake, ratio) + outcome.stake * settled_levels(outcome)
+
+
+def ratio_fee_lines(outcome: HandOutcome, lines: list[Line]) -> list[Line]:
+    """`ratio`: the winner fee, from each seat of the winning side that gains from the hand,
+    never more than it gains (a winner never loses on a won hand); to the house."""
+    if outcome.settlement != "ratio" or outcome.kind != "normal":
+        return []
+    fees: list[Line] = []
+    for seat in side_seats(outcome.winner_side or 0):
+        fee = min(outcome.fees.winner_fee, max(transfer_net(lines, seat), 0))
+        if fee:
+            fees += [Line(seat, FEE, -fee), Line(None, FEE, fee)]
+    return fees
 
 
 def _per_player_fees(outcome: HandOutcome) -> list[Line]:
@@ -302,7 +330,9 @@ def _per_player_fees(outcome: HandOutcome) -> list[Line]:
 
 
 def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
-    """`table` (002): the first side to reach 8 (A) gets 25 (50) each, the other side 15 (30).
+    """`table` (002): the first side to reach 8 (A) gets 25 (50) each, the other side 15 (30),
+    settled between the sides: the other side pays each player of the first the difference, 10
+    (20). The house pays nothing (docs/LADDER.md, "Invariants").
 
     Read from the levels at the hand's start and the levels the winner goes up: the winner
     reaches R in this hand when it held less than R and goes up to R or past it; it is first when
@@ -318,9 +348,9 @@ def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
         first = rank_index(outcome.levels_at_start[other]) < target and not outcome.wrapped[other]
         if not (reached and first):
             continue
-        lines += [Line(seat, BONUS, first_amount) for seat in side_seats(winner)]
-        lines += [Line(seat, BONUS, other_amount) for seat in side_seats(other)]
-        lines.append(Line(None, BONUS, -2 * (first_amount + other_amount)))
+        difference = first_amount - other_amount
+        lines += [Line(seat, BONUS, difference) for seat in side_seats(winner)]
+        lines += [Line(seat, BONUS, -difference) for seat in side_seats(other)]
     return lines
 
 
@@ -360,43 +390,119 @@ def escape_lines(outcome: HandOutcome, escaper: int) -> list[Line]:
 
 
 # ---------------------------------------------------------------------------------------------
+# The most one hand can take
+
+
+def most_played_loss(settlement: str, stake: int, fees: FeeSchedule) -> int:
+    """The most a hand played to its end takes from one seat (a loser's): the scheme's amount
+    at the highest ratio and `LEVELS_SETTLED_MAX` levels, with the attackers' extra step, the
+    `table` bonuses (8 and A in one hand) and the per-player fees."""
+    levels = LEVELS_SETTLED_MAX
+    if settlement == "ratio":
+        return percent_of(stake, max(RATIO_PERCENT.values())) + stake * levels
+    if settlement == "levels":
+        return stake * (levels + 1)
+    if settlement == "table":
+        return 5 * (levels + 1) + sum(first - other for _, first, other in TABLE_BONUSES)
+    return stake * (levels + 1) + fees.table_fee + service_fee(stake, fees.service_percent)
+
+
+def escape_charge(settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule) -> int:
+    """What an escaper (or a player absent at the end) pays under `escape_penalty` at most."""
+    if escape_penalty == "triple":
+        if settlement == "ratio":
+            return 3 * (percent_of(stake, max(RATIO_PERCENT.values())) + stake)
+        return 3 * (10 if settlement == "table" else stake)
+    if escape_penalty == "fixed_40":
+        return fees.fixed_escape
+    if escape_penalty == "nine_stakes":
+        return 9 * stake
+    return 0
+
+
+def max_hand_loss(
+    *, settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule | None = None
+) -> int:
+    """The most one hand, played out or escaped, can take from a seat's table points: a loss
+    played to the end and then the escape penalty as a player absent at the end (RULES.md §7).
+    A player may sit, and a hand may start, only when every human holds at least this (docs/
+    LADDER.md); `tests/ladder/test_trust_max_loss.py` checks that no outcome takes more."""
+    _check_choice("settlement", settlement, SETTLEMENTS)
+    _check_choice("escape_penalty", escape_penalty, ESCAPE_PENALTIES)
+    fees = fees or FeeSchedule()
+    played = most_played_loss(settlement, stake, fees)
+    return played + escape_charge(settlement, escape_penalty, stake, fees)
+
+
+# ---------------------------------------------------------------------------------------------
 # The whole settlement
 
 
 def settle_hand(outcome: HandOutcome, seats: Mapping[int, SeatState]) -> list[Line]:
     """Every ledger line of one hand: seat lines and house lines, merged per (seat, kind).
 
-    1. `void`: nothing. `escape`: the escape penalty alone (no levels, no title points).
-    2. `normal`: the scheme's lines and title points; then each seat absent at the end is also
+    1. `void`, or a bot seated at the hand's start (a seat with no human): nothing. A hand with
+       a bot is practice: no table points, title points or rating move for anyone.
+    2. `escape`: the escape penalty alone (no levels, no title points).
+    3. `normal`: the scheme's lines and title points; then each seat absent at the end is also
        charged as an escaper, except under `escape_penalty = none` (seed 004), where the absent
-       seat's own settlement is waived instead (the house stands in for it).
-    3. A bot seat (no human) gets no lines: the house stands in for its table points.
-    4. Title points never go below 0; a balance never goes below 0 (see `cover_shortfalls`).
+       seat's own settlement is waived instead and the other side is settled against what the
+       players still in it pay or receive (`waive`): the house never stands in.
+    4. Title points never go below 0. A balance below what the hand takes is a `shortfall`
+       (`cover_shortfalls`): a guard only, which the check before every hand
+       (`max_hand_loss`) keeps from ever being written, and which `ladder_check` reports.
     """
-    if outcome.kind == "void":
+    if outcome.kind == "void" or not all(seats[seat].human for seat in SEATS):
         return []
     if outcome.kind == "escape":
         lines = escape_lines(outcome, outcome.escaper_seat or 0)
     else:
         lines = normal_lines(outcome)
-        for seat in outcome.absent_seats:
-            if outcome.escape_penalty == "none":
-                lines = _hand_to_house(lines, seat, WAIVED)
-            else:
+        if outcome.escape_penalty == "none":
+            lines = waive(lines, outcome.absent_seats)
+        lines += ratio_fee_lines(outcome, lines)
+        if outcome.escape_penalty != "none":
+            for seat in outcome.absent_seats:
                 lines += escape_lines(outcome, seat)
-    for seat in SEATS:
-        if not seats[seat].human:
-            lines = _hand_to_house(lines, seat, BOT_SEAT)
     lines = merge_lines(lines)
     lines = clamp_title_points(lines, seats)
     return merge_lines(lines + cover_shortfalls(lines, seats))
 
 
-def _hand_to_house(lines: list[Line], seat: int, kind: str) -> list[Line]:
-    """Drop a seat's lines; the house takes over its table points under `kind`."""
-    moved = sum(line.amount for line in lines if line.seat == seat and not line.is_title)
-    kept = [line for line in lines if line.seat != seat]
-    return [*kept, Line(None, kind, moved)] if moved else kept
+def waive(lines: list[Line], absent: Iterable[int]) -> list[Line]:
+    """Drop the absent seats' settlement (seed 004: 此局不扣點) without the house standing in.
+
+    Their fees are not taken (the house's fee lines shrink by them). Between the players still
+    in the hand, what is paid and what is received must match: the side owed more than the
+    other side's players still in the hand pay receives only what those pay, shared in
+    proportion to what each was owed; the side owing more than the other side's players still
+    in the hand receive pays only that, shared in proportion to what each owed (largest
+    remainder, ties to the lower seat). The difference is written as `waived` lines.
+    """
+    gone = set(absent)
+    if not gone:
+        return lines
+    dropped = [line for line in lines if line.seat in gone]
+    kept = [line for line in lines if line.seat not in gone]
+    kept += [Line(None, line.kind, line.amount) for line in dropped if line.kind in HOUSE_KINDS]
+    nets = {seat: transfer_net(kept, seat) for seat in SEATS if seat not in gone}
+    received = sum(net for net in nets.values() if net > 0)
+    paid = -sum(net for net in nets.values() if net < 0)
+    if received == paid:
+        return kept
+    sign = 1 if received > paid else -1  # 1: the receivers get less; -1: the payers pay less
+    parties = [(seat, sign * net) for seat, net in nets.items() if sign * net > 0]
+    settled = split_proportionally(min(received, paid), [owed for _, owed in parties])
+    kept += [
+        Line(seat, WAIVED, sign * (share - owed))
+        for (seat, owed), share in zip(parties, settled, strict=True)
+        if share != owed
+    ]
+    return kept
+
+
+def transfer_net(lines: Iterable[Line], seat: int | None) -> int:
+    return sum(line.amount for line in lines if line.seat == seat and line.kind in TRANSFER_KINDS)
 
 
 def merge_lines(lines: Iterable[Line]) -> list[Line]:

@@ -10,4 +10,5 @@ urlpatterns = [
     path("ladder/", views.leaderboard, name="leaderboard"),
     path("ladder/<str:board>/", views.leaderboard, name="board"),
     path("players/<str:username>/", views.player, name="player"),
+    path("ladder/me/relief/", views.relief, name="relief"),
 ]

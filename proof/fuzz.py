@@ -265,22 +265,24 @@ def build_world(tag: str) -> World:
     from accounts.services import user_create
     from games import services
     from ladder.models import LadderProfile, LedgerEntry
+    from ladder.services import ladder_points_adjust
 
     password = f"fuzz-{secrets.token_hex(8)}"
     people = [user_create(username=f"fz{tag}p{i}", password=password) for i in range(5)]
     players, spectator = people[:4], people[4]
-    table = services.table_create(
-        creator=players[0],
+    for user in players:  # what many hands can take: a player needs that to sit (LADDER.md)
+        ladder_points_adjust(
+            user=user, account="table", amount=100_000, reason="fuzz bankroll", by=None
+        )
+    table = services.ranked_table_open(  # ranked tables are seated by quick match only
+        users=players,
         name=f"fuzz {tag}",
-        ranked=True,
         stake=50,
         play_seconds=900,
         bury_seconds=900,
         bid_window_seconds=0,
         deal_interval_ms=0,
     )
-    for index, user in enumerate(players):
-        services.seat_take(table_id=table.pk, user=user, index=index)
     balances = dict(LadderProfile.objects.filter(user__in=people).values_list("user_id", "balance"))
     last = LedgerEntry.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     return World(table.pk, players, spectator, balances, last, table_row(table.pk))

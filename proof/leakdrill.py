@@ -328,9 +328,16 @@ class Actor:
 
 def _users(prefix: str, count: int) -> list[Any]:
     from accounts.models import User
+    from ladder.services import ladder_points_adjust
 
-    # No password (no slow hashing): their sockets log in with a session made for them.
-    return [User.objects.create_user(f"{prefix}{i}") for i in range(count)]
+    # No password (no slow hashing): their sockets log in with a session made for them. Each
+    # holds what five hands can take (a player needs what one can take to sit: docs/LADDER.md).
+    users = [User.objects.create_user(f"{prefix}{i}") for i in range(count)]
+    for user in users:
+        ladder_points_adjust(
+            user=user, account="table", amount=100_000, reason="drill bankroll", by=None
+        )
+    return users
 
 
 def _setup_table(plan: TablePlan, prefix: str) -> tuple[int, list[Any]]:
@@ -339,6 +346,17 @@ def _setup_table(plan: TablePlan, prefix: str) -> tuple[int, list[Any]]:
     from games import services
 
     people = _users(prefix, 6)
+    if plan.ranked:  # ranked tables are seated by quick match only: the same service
+        ranked = services.ranked_table_open(
+            users=people[:4],
+            name=f"leak drill {prefix}",
+            stake=100,
+            play_seconds=600,
+            bury_seconds=600,
+            bid_window_seconds=plan.bid_window_seconds,
+            deal_interval_ms=plan.deal_interval_ms,
+        )
+        return ranked.pk, [*people[:4], people[4], people[5]]
     table = services.table_create(
         creator=people[0],
         name=f"leak drill {prefix}",
@@ -584,6 +602,8 @@ class TableDrill:
         seats = list(self.actors.items())
         states = await asyncio.gather(*(self._fresh_you(actor.peer) for _, actor in seats))
         for (seat, actor), you in zip(seats, states, strict=True):
+            if number == self.plan.hands:  # no next hand to sit down for
+                break
             if you.get("seat") != seat:  # an escaper (or a player away at the end) stood up
                 await self._end_grants(seat)  # a freed seat no longer shows its hand
                 await actor.peer.send({"type": "sit", "seat": seat})
@@ -704,7 +724,8 @@ def standard_plans(hands: int = 5, seed: int = 0) -> list[TablePlan]:
     """Four tables that between them play every case (``hands`` ≥ 4 each):
 
     - ranked: throws that fail and are forced; a player drops in hand 2 (the bot plays the
-      seat, they come back on a new socket); an escape in hand 4;
+      seat, they come back on a new socket); an escape in the last hand (an escaper leaves the
+      seat, and only quick match seats anyone at a ranked table);
     - casual seed004: rejected throws; a bot seat; the deal card by card with bids; seat 1
       shows its hand to a watcher, withdraws that mid-hand in hand 2, then allows again;
     - casual seed003: a bot seat; seat 0 shows its hand, its player stands up after hand 2 and
@@ -712,7 +733,7 @@ def standard_plans(hands: int = 5, seed: int = 0) -> list[TablePlan]:
     - ranked, dealt card by card; seat 0 drops in hand 3.
     """
     return [
-        TablePlan(hands=hands, risky_throws=1.0, drop=(2, 1), escape=(4, 3), seed=seed + 1),
+        TablePlan(hands=hands, risky_throws=1.0, drop=(2, 1), escape=(hands, 3), seed=seed + 1),
         TablePlan(
             ranked=False,
             preset="seed004",

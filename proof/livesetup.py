@@ -15,8 +15,10 @@ from django.contrib.auth.hashers import make_password
 
 from accounts.models import User
 from games import services
+from ladder.services import ladder_points_adjust
 
 PASSWORD = "live-site-pw-1234"
+BANKROLL = 1_000_000
 
 
 def session_for(user: User) -> str:
@@ -37,6 +39,10 @@ def players(*, count: int, prefix: str) -> list[dict[str, Any]]:
         user = User.objects.create_user(f"{prefix}{index}")
         user.password = hashed
         user.save(update_fields=["password"])
+        # What many hands can take: a player needs what one can take to sit (docs/LADDER.md).
+        ladder_points_adjust(
+            user=user, account="table", amount=BANKROLL, reason="drill bankroll", by=None
+        )
         made.append({"id": user.pk, "username": user.username, "session": session_for(user)})
     return made
 
@@ -56,11 +62,20 @@ def tables(
     for number in range(count):
         people = players(count=4, prefix=f"{prefix}{number}_")
         creator = User.objects.get(pk=people[0]["id"])
+        if ranked:  # ranked tables are seated by quick match only: the same service
+            users = [User.objects.get(pk=person["id"]) for person in people]
+            table = services.ranked_table_open(
+                users=users, name=f"{prefix} {number}", stake=100, creator=creator, **timings
+            )
+            for index, person in enumerate(people):
+                person["seat"] = index
+            made.append({"id": table.pk, "players": people})
+            continue
         table = services.table_create(
             creator=creator,
             name=f"{prefix} {number}",
             preset_name="ranked",
-            ranked=ranked,
+            ranked=False,
             **timings,
         )
         if seated:

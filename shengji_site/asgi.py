@@ -9,13 +9,18 @@ from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
+from shengji_site.middleware import ProxyHeadersMiddleware  # noqa: E402
 from shengji_site.routing import websocket_urlpatterns  # noqa: E402
 
-application = ProtocolTypeRouter(
-    {
-        "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
-    }
+# ProxyHeadersMiddleware: the client's address from X-Forwarded-For, and X-Forwarded-Proto,
+# only from settings.TRUSTED_PROXIES (docs/proof/SECURITY.md, "Client addresses").
+application = ProxyHeadersMiddleware(
+    ProtocolTypeRouter(
+        {
+            "http": django_asgi_app,
+            "websocket": AllowedHostsOriginValidator(
+                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+            ),
+        }
+    )
 )

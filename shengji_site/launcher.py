@@ -116,6 +116,9 @@ def child_commands(options: ServeOptions) -> dict[str, list[str]]:
     python = sys.executable
     node = f"shengji-{options.port}@{socket.gethostname()}"
     return {
+        # No --proxy-headers: daphne would take the left-most X-Forwarded-For address (the
+        # client's own words) from any peer. shengji_site.asgi reads the headers, and only
+        # from settings.TRUSTED_PROXIES (the TRUSTED_PROXIES variable; none unless set).
         "daphne": [
             python,
             "-m",
@@ -124,7 +127,6 @@ def child_commands(options: ServeOptions) -> dict[str, list[str]]:
             options.host.strip("[]"),
             "-p",
             str(options.port),
-            "--proxy-headers",
             "shengji_site.asgi:application",
         ],
         "celery worker": [

@@ -1,11 +1,24 @@
-"""Response headers Django 5.2 does not set by itself."""
+"""Response headers Django 5.2 does not set by itself, and the proxy headers the site trusts."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import ipaddress
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
+
+from games import ratelimits
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+logger = logging.getLogger(__name__)
+_WARNED_PEERS: set[str] = set()
 
 
 class ContentSecurityPolicyMiddleware:
@@ -27,3 +40,54 @@ class ContentSecurityPolicyMiddleware:
         if policy:
             response.headers.setdefault("Content-Security-Policy", policy)
         return response
+
+
+def trusted_scope(scope: Scope) -> Scope:
+    """The scope as the site should see it: ``client`` is the client's address
+    (``ratelimits.client_ip_from_scope``), X-Forwarded-For is gone (read once, here), and the
+    other forwarding headers (X-Forwarded-Proto, read by ``SECURE_PROXY_SSL_HEADER``, and the
+    rest) are kept only when the peer is one of ``settings.TRUSTED_PROXIES``."""
+    client = scope.get("client")
+    trusted = ratelimits.is_trusted_proxy(str(client[0]) if client else None)
+    address = ratelimits.client_ip_from_scope(scope)
+    dropped = {b"x-forwarded-for"} if trusted else ratelimits.FORWARDING_HEADERS
+    headers = [
+        (name, value) for name, value in scope.get("headers") or () if name.lower() not in dropped
+    ]
+    forwarded = len(headers) < len(scope.get("headers") or ())
+    if forwarded and not trusted and address != ratelimits.UNKNOWN_ADDRESS:
+        _warn_if_unconfigured_proxy(address)
+    result = dict(scope, headers=headers)
+    if address != ratelimits.UNKNOWN_ADDRESS:
+        result["client"] = [address, 0 if trusted or not client else client[1]]
+    return result
+
+
+def _warn_if_unconfigured_proxy(peer: str) -> None:
+    """Once per process and peer: a private or loopback peer sending forwarding headers is
+    most likely a proxy the operator has not listed, and then every client counts as that one
+    address (and HTTPS behind it is not seen)."""
+    if peer in _WARNED_PEERS or len(_WARNED_PEERS) >= 64:
+        return
+    _WARNED_PEERS.add(peer)
+    address = ipaddress.ip_address(peer)
+    if address.is_private or address.is_loopback:
+        logger.warning(
+            "X-Forwarded-* headers from %s ignored: it is not in TRUSTED_PROXIES. If it is "
+            "your proxy, list it there, or every client counts as that one address.",
+            peer,
+        )
+
+
+class ProxyHeadersMiddleware:
+    """ASGI middleware around the whole site (shengji_site/asgi.py), for HTTP and sockets alike:
+    see ``trusted_scope``. daphne runs without ``--proxy-headers``, which would take the
+    left-most X-Forwarded-For address, written by the client, from any peer."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] in ("http", "websocket"):
+            scope = trusted_scope(scope)
+        await self.app(scope, receive, send)

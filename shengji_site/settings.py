@@ -4,6 +4,7 @@ Without DATABASE_URL / REDIS_URL the site talks to the embedded PostgreSQL and R
 `manage.py serve` (and the test suite) start on loopback ports of their own.
 """
 
+import ipaddress
 import os
 import secrets
 from pathlib import Path
@@ -60,6 +61,13 @@ def _secret_key() -> str:
 SECRET_KEY = _secret_key()
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+# The proxies in front of daphne, as addresses or networks ("10.0.0.5,10.1.0.0/16"): only a
+# request or socket whose peer is one of them has its X-Forwarded-For read (from the right) and
+# its X-Forwarded-Proto believed (shengji_site/asgi.py, games.ratelimits.client_ip). None by
+# default: the client's address is the peer's, and those headers are dropped.
+TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
+for _proxy in TRUSTED_PROXIES:
+    ipaddress.ip_network(_proxy, strict=False)  # a typo stops the site, not the limits
 
 INSTALLED_APPS = [
     "daphne",
@@ -78,6 +86,7 @@ INSTALLED_APPS = [
     "accounts",
     "games",
     "ladder",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -91,6 +100,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "shengji_site.middleware.ContentSecurityPolicyMiddleware",
+    "accounts.suspension.SuspendedNoticeMiddleware",  # a suspended account's old session
 ]
 
 ROOT_URLCONF = "shengji_site.urls"
@@ -189,6 +199,9 @@ WHITENOISE_USE_FINDERS = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REST_FRAMEWORK = {
+    # Throttles count by REMOTE_ADDR, which shengji_site/asgi.py has set to the client's
+    # address; DRF's own reading of X-Forwarded-For (its whole value) could be spoofed.
+    "NUM_PROXIES": 0,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
@@ -243,6 +256,11 @@ LOGIN_REDIRECT_URL = "accounts:me"
 LOGOUT_REDIRECT_URL = "home"
 # Table points given to every new account, once (a `grant` ledger row).
 LADDER_SIGNUP_GRANT = int(os.environ.get("LADDER_SIGNUP_GRANT") or 1000)
+# The daily relief grant (救济, a `relief` ledger row): AMOUNT table points to an account whose
+# balance is below THRESHOLD, at most PER_DAY times a day (the site's day, TIME_ZONE).
+LADDER_RELIEF_THRESHOLD = int(os.environ.get("LADDER_RELIEF_THRESHOLD") or 800)
+LADDER_RELIEF_AMOUNT = int(os.environ.get("LADDER_RELIEF_AMOUNT") or 800)
+LADDER_RELIEF_PER_DAY = int(os.environ.get("LADDER_RELIEF_PER_DAY") or 1)
 # ratio: the fixed fee taken from each winner's gain (seed 004's 基本扣點).
 LADDER_WINNER_FEE = int(os.environ.get("LADDER_WINNER_FEE") or 10)
 # stake_steps: the fixed table fee and the service fee (% of the stake), per player per hand.
@@ -256,7 +274,7 @@ LADDER_RATING_PROVISIONAL_SIGMA = float(os.environ.get("LADDER_RATING_PROVISIONA
 LADDER_RATING_ACTIVE_DAYS = 30
 LADDER_PAGE_SIZE = 50
 
-# Live tables (games/services.py)
+# Live tables (games/services/)
 SHENGJI_BOT_DELAY_MS = int(os.environ.get("SHENGJI_BOT_DELAY_MS") or 800)
 SHENGJI_DISCONNECT_GRACE_S = int(os.environ.get("SHENGJI_DISCONNECT_GRACE_S") or 30)
 SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)
@@ -273,8 +291,9 @@ CELERY_BEAT_SCHEDULE = {
 # of the four), ratings being the ladder's rating ordinal (mu − 3·sigma; 0 for a new player).
 SHENGJI_QUICK_MATCH_GAP_BASE = float(os.environ.get("SHENGJI_QUICK_MATCH_GAP_BASE") or 3.0)
 SHENGJI_QUICK_MATCH_GAP_PER_S = float(os.environ.get("SHENGJI_QUICK_MATCH_GAP_PER_S") or 0.1)
-# The table they are seated at: its stake, and the balance needed to join the queue.
-SHENGJI_QUICK_MATCH_STAKE = int(os.environ.get("SHENGJI_QUICK_MATCH_STAKE") or 100)
+# The table they are seated at: its stake, and the balance needed to join the queue (at least
+# what one ranked hand at that stake can take: 790 at 50; docs/LADDER.md).
+SHENGJI_QUICK_MATCH_STAKE = int(os.environ.get("SHENGJI_QUICK_MATCH_STAKE") or 50)
 SHENGJI_QUICK_MATCH_MIN_BALANCE = int(os.environ.get("SHENGJI_QUICK_MATCH_MIN_BALANCE") or 100)
 # A waiting player whose page has not asked for the queue in this long has gone: dropped.
 SHENGJI_QUICK_MATCH_STALE_S = int(os.environ.get("SHENGJI_QUICK_MATCH_STALE_S") or 60)
@@ -298,22 +317,50 @@ SHENGJI_SOCKET_RATE_PER_S = float(os.environ.get("SHENGJI_SOCKET_RATE_PER_S") or
 # Open sockets at one table: per logged-in user, and per address for anonymous spectators.
 SHENGJI_SOCKETS_PER_USER = int(os.environ.get("SHENGJI_SOCKETS_PER_USER") or 8)
 SHENGJI_SOCKETS_PER_IP = int(os.environ.get("SHENGJI_SOCKETS_PER_IP") or 32)
+# Open lobby sockets: per logged-in user, and per address (everyone's, logged in or not).
+SHENGJI_LOBBY_SOCKETS_PER_USER = int(os.environ.get("SHENGJI_LOBBY_SOCKETS_PER_USER") or 8)
+SHENGJI_LOBBY_SOCKETS_PER_IP = int(os.environ.get("SHENGJI_LOBBY_SOCKETS_PER_IP") or 64)
 # Chat lines per user over all tables: BURST_LINES in BURST_S seconds and LINES in WINDOW_S.
 SHENGJI_CHAT_BURST_LINES = int(os.environ.get("SHENGJI_CHAT_BURST_LINES") or 5)
 SHENGJI_CHAT_BURST_S = float(os.environ.get("SHENGJI_CHAT_BURST_S") or 10)
 SHENGJI_CHAT_LINES = int(os.environ.get("SHENGJI_CHAT_LINES") or 30)
 SHENGJI_CHAT_WINDOW_S = float(os.environ.get("SHENGJI_CHAT_WINDOW_S") or 600)
-# Failed log-ins in WINDOW_S seconds before further tries are refused (HTTP 429) until the
-# oldest counted failure is WINDOW_S old: per user name, and per client address.
-SHENGJI_LOGIN_FAILURES_PER_USER = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_USER") or 5)
+# Failed log-ins before further tries are refused (HTTP 429), each failure counting until
+# WINDOW_S seconds have passed without another: per user name from one client address, and per
+# client address under any names. A user name alone is never locked, so failures sent from
+# elsewhere cannot shut its owner out (django-axes; games.ratelimits.LoginAttempts).
+SHENGJI_LOGIN_FAILURES_PER_USER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_USER_IP") or 5)
 SHENGJI_LOGIN_FAILURES_PER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_IP") or 20)
 SHENGJI_LOGIN_WINDOW_S = float(os.environ.get("SHENGJI_LOGIN_WINDOW_S") or 900)
 # Password-reset requests in WINDOW_S seconds: per e-mail address, and per client address.
 SHENGJI_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("SHENGJI_PASSWORD_RESETS_PER_EMAIL") or 3)
 SHENGJI_PASSWORD_RESETS_PER_IP = int(os.environ.get("SHENGJI_PASSWORD_RESETS_PER_IP") or 10)
 SHENGJI_PASSWORD_RESET_WINDOW_S = float(os.environ.get("SHENGJI_PASSWORD_RESET_WINDOW_S") or 3600)
+# Accounts made per client address: in any hour, and in any day (HTTP 429, form error
+# `too_many_signups`).
+SHENGJI_SIGNUPS_PER_IP_PER_HOUR = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_HOUR") or 3)
+SHENGJI_SIGNUPS_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_DAY") or 10)
 # Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
 AUTHENTICATION_BACKENDS = [
     "games.ratelimits.RateLimitedModelBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
+# django-axes keeps the failed log-ins (table axes_accessattempt); games.ratelimits holds the
+# callables and the handler that give each lockout parameter its own limit.
+AXES_HANDLER = "games.ratelimits.LoginAttempts"
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
+AXES_FAILURE_LIMIT = "games.ratelimits.login_failure_limit"
+AXES_COOLOFF_TIME = "games.ratelimits.login_cool_off"
+AXES_CLIENT_IP_CALLABLE = "games.ratelimits.login_client_ip"
+AXES_USERNAME_CALLABLE = "games.ratelimits.login_username"
+# A log-in forgives its user name's failures from its address (LoginAttempts.reset_user_attempts).
+AXES_RESET_ON_SUCCESS = True
+# Tries refused while locked out are not counted: the lock-out ends on time.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+# No row per successful log-in (kept for ever), no admin pages: unlock with
+# `manage.py axes_reset_ip ADDRESS` or `axes_reset_ip_username ADDRESS NAME`.
+AXES_DISABLE_ACCESS_LOG = True
+AXES_ENABLE_ADMIN = False
+# axes.W002 asks for AxesMiddleware, which would replace the site's own answer to a lock-out
+# (the log-in page's form error and 429, the admin's message, the API's JSON) with axes' page.
+SILENCED_SYSTEM_CHECKS = ["axes.W002"]

@@ -17,3 +17,8 @@ urlpatterns = [
     path("", include("ladder.urls")),
     path("", include("games.urls")),
 ]
+
+# Under /api/ the API's error shape with a stable code (shengji_site/errors.py).
+handler400 = "shengji_site.errors.bad_request"
+handler404 = "shengji_site.errors.not_found"
+handler500 = "shengji_site.errors.server_error"

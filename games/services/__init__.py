@@ -12,7 +12,8 @@ module per concern; the imports between them go one way, down this list, never u
     wrap_up      settling an ended hand                → start, _moves, _common
     tables       tables and seats                      → start, _common
     start        starting a hand                       → _moves, _common
-    connections  sockets, grace periods, takeovers     → _moves, _common
+    connections  sockets, grace periods, takeovers, the end of a user's sessions
+                                                       → _moves, _common
     moderation   an admin closes a table, frees a seat → _moves, _common
     _moves       what every change of a hand goes through (log, deadline, views)
                                                        → chat, _common
@@ -26,12 +27,18 @@ from games.errors import ApplicationError
 from games.services._common import MAX_STAKE, bot_delay, current_hand, db_now
 from games.services.chat import chat_post, system_line
 from games.services.connections import (
+    ACCOUNT_SUSPENDED,
+    SESSION_ENDED,
+    SessionEnd,
     connections_sweep,
     connections_touch,
     seat_connected,
     seat_disconnected,
     seat_takeover,
     seats_takeover_overdue,
+    sessions_end,
+    socket_session_check,
+    user_seats_vacate,
 )
 from games.services.deadlines import DeadlineRun, deadline_run, hand_advance, hands_overdue
 from games.services.hands import (
@@ -43,20 +50,26 @@ from games.services.hands import (
 )
 from games.services.moderation import seat_remove, table_close
 from games.services.tables import (
+    points_needed_for,
+    ranked_table_open,
     seat_fill_bot,
     seat_leave,
     seat_ready,
     seat_show_hand,
     seat_take,
+    seated_elsewhere,
     table_create,
     user_balance,
 )
 from games.services.wrap_up import hand_wrap_up, hands_awaiting_wrap_up
 
 __all__ = [
+    "ACCOUNT_SUSPENDED",
     "MAX_STAKE",
+    "SESSION_ENDED",
     "ApplicationError",
     "DeadlineRun",
+    "SessionEnd",
     "bot_delay",
     "chat_post",
     "connections_sweep",
@@ -72,6 +85,8 @@ __all__ = [
     "hands_awaiting_wrap_up",
     "hands_overdue",
     "playing_hand_id",
+    "points_needed_for",
+    "ranked_table_open",
     "seat_connected",
     "seat_disconnected",
     "seat_fill_bot",
@@ -81,10 +96,14 @@ __all__ = [
     "seat_show_hand",
     "seat_take",
     "seat_takeover",
+    "seated_elsewhere",
     "seats_takeover_overdue",
+    "sessions_end",
+    "socket_session_check",
     "system_line",
     "table_act",
     "table_close",
     "table_create",
     "user_balance",
+    "user_seats_vacate",
 ]

@@ -11,8 +11,10 @@ from django.db import connection, transaction
 
 from accounts.models import User
 from games import realtime
+from games.engine import preset
 from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
+from ladder.selectors import table_points_needed
 
 SEATS = 4
 DRAWS = 100
@@ -132,3 +134,34 @@ def table_changed(table: Table, line: str | None) -> None:
         ChatLine.objects.create(table=table, system=True, text=line[:CHAT_MAX])
     table_id = table.pk
     transaction.on_commit(lambda: realtime.table_changed(table_id, line))
+
+
+def seat_vacate_away(table: Table, seat: Seat) -> None:
+    """Between hands, a player away past the grace period (gone, or seated by quick match and
+    never come) gives the seat up: the table does not wait for them (docs/LADDER.md). Call
+    holding the table and seat locks, with no hand on."""
+    name, index = seat.user, seat.index
+    free_seat(seat)
+    table_changed(table, f"{name} is away: seat {index} is free")
+
+
+# --- who may play ----------------------------------------------------------------------------
+
+
+def points_needed(table: Table, *, stake: int | None = None) -> int:
+    """The table points a human needs to sit at ``table`` and before each of its hands: the
+    most one hand of its rules at its stake (or ``stake``) can take, and at least the table's
+    minimum balance (docs/LADDER.md, "Nobody loses more than they hold")."""
+    return table_points_needed(
+        ruleset=preset(table.preset).to_dict(),
+        stake=table.stake if stake is None else stake,
+        min_balance=table.min_balance,
+    )
+
+
+def seat_present(table: Table, seat: Seat) -> bool:
+    """A seated human is here for the next hand: not away (no bot holding the seat, no grace
+    period running) and, at a ranked table, connected."""
+    if seat.bot or seat.disconnected_at is not None:
+        return False
+    return seat.connected or not table.ranked

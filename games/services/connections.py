@@ -1,25 +1,38 @@
 """Connections and takeovers: a seated player's sockets, the grace period after the last one
-closes, the bot taking the seat when it ends, and the player taking it back on return."""
+closes, the bot taking the seat when it ends, and the player taking it back on return; and
+the end of a user's sessions (log-out, a password change, a ban, the account removed): the
+check each socket makes before each message, and the seats of a suspended account."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils.crypto import constant_time_compare
 
 from accounts.models import User
 from games import realtime
 from games.handstate import load_state
-from games.models import Seat, SeatConnection
+from games.models import Hand, QueueEntry, Seat, SeatConnection, Table
 from games.services._common import (
     db_now,
+    free_seat,
+    hand_on,
     lock_current_hand,
     lock_table,
     locked_seats,
+    seat_vacate_away,
     table_changed,
 )
 from games.services._moves import after_change
+
+ACCOUNT_SUSPENDED = "account_suspended"  # banned or made inactive: the socket's last frame
+SESSION_ENDED = "session_ended"  # logged out, password changed, account removed
+# Session engines that keep their sessions in the database: a session logged out is a row gone.
+_DB_SESSIONS = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")
 
 
 @transaction.atomic
@@ -29,8 +42,8 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     hand = lock_current_hand(table)
     seats = locked_seats(table)
     seat = next((s for s in seats if s.user_id == user.pk), None)
-    if seat is None:
-        return False
+    if seat is None or not User.objects.filter(pk=user.pk, is_active=True).exists():
+        return False  # read after the table's lock: a ban that vacated the seat has committed
     SeatConnection.objects.update_or_create(
         channel_name=channel_name, defaults={"seat": seat, "last_seen": db_now()}
     )
@@ -95,6 +108,16 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         or seat.bot
     ):
         return False
+    if not hand_on(table):  # between hands the table does not wait: the seat is freed
+        seat_vacate_away(table, seat)
+        return True
+    _bot_takes_seat(table, hand, seats, seat)
+    return True
+
+
+def _bot_takes_seat(table: Table, hand: Hand | None, seats: list[Seat], seat: Seat) -> None:
+    """The bot plays the away player's seat; at the hand's end the player, still away, is
+    marked ``absent_at_end`` (wrap_up). Call holding the table, hand and seat locks."""
     seat.bot = True
     seat.save(update_fields=["bot"])
     table_changed(table, f"the bot plays seat {seat.index} for {seat.user}")
@@ -102,7 +125,6 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         state = load_state(hand)
         if state.to_act == seat.index:
             after_change(hand, state, db_now(), seats)
-    return True
 
 
 def connections_touch(*, channel_name: str) -> bool:
@@ -130,3 +152,108 @@ def seats_takeover_overdue(*, grace_s: float) -> list[tuple[int, str]]:
     away = Seat.objects.filter(user__isnull=False, bot=False, disconnected_at__lt=cutoff)
     rows = away.values_list("pk", "disconnected_at")
     return [(pk, since.isoformat()) for pk, since in rows if since is not None]
+
+
+# --- the end of a user's sessions ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    """Why a socket's session no longer holds: its last frame's error code, and for a
+    suspension the reason the admin gave."""
+
+    code: str
+    reason: str = ""
+
+
+@functools.cache
+def _session_check_sql(engine: str) -> tuple[str, bool]:
+    """The statement, and whether it takes the session key (sessions kept in the database)."""
+    from django.contrib.sessions.models import Session
+
+    users = connection.ops.quote_name(User._meta.db_table)
+    if engine not in _DB_SESSIONS:  # kept elsewhere: the password hash still ends a changed one
+        return f"SELECT is_active, password, ban_reason, TRUE FROM {users} WHERE id = %s", False
+    sessions = connection.ops.quote_name(Session._meta.db_table)
+    live = (
+        f"EXISTS (SELECT 1 FROM {sessions} s"
+        " WHERE s.session_key = %s AND s.expire_date > clock_timestamp())"
+    )
+    return (
+        f"SELECT u.is_active, u.password, u.ban_reason, {live} FROM {users} u WHERE u.id = %s",
+        True,
+    )
+
+
+def socket_session_check(
+    *, user_id: int, session_key: str | None, session_hash: str
+) -> SessionEnd | None:
+    """None while the socket's session still holds, as a page would find it: the user exists
+    and is active, the session is not logged out (its row is there and not expired) and its
+    password hash is the user's (a password change ends every other session). One statement
+    of two primary-key lookups: the socket makes it before each message it takes, so a socket
+    whose close message was lost (``realtime.sessions_ended``; Redis down) acts no more."""
+    sql, keyed = _session_check_sql(settings.SESSION_ENGINE)
+    params: list[str | int] = [session_key or "", user_id] if keyed else [user_id]
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    if row is None:
+        return SessionEnd(SESSION_ENDED)  # the account was removed
+    active, password, ban_reason, live = row
+    if not active:
+        return SessionEnd(ACCOUNT_SUSPENDED, ban_reason)
+    if not live or not _hash_holds(User(pk=user_id, password=password), session_hash):
+        return SessionEnd(SESSION_ENDED)
+    return None
+
+
+def _hash_holds(user: User, session_hash: str) -> bool:
+    """Django's own session check (``django.contrib.auth.get_user``), the fallback keys too."""
+    if not session_hash:
+        return False
+    hashes = [user.get_session_auth_hash(), *user.get_session_auth_fallback_hash()]
+    return any(constant_time_compare(session_hash, known) for known in hashes)
+
+
+def sessions_end(
+    *, user_id: int, code: str, reason: str = "", session_key: str | None = None
+) -> None:
+    """After the commit, close the user's open sockets (those of ``session_key`` only, when
+    given): each sends its last frame, an ``error`` with ``code``, and closes (PROTOCOL.md)."""
+    transaction.on_commit(
+        lambda: realtime.sessions_ended(user_id, code, reason, session_key=session_key)
+    )
+
+
+@transaction.atomic
+def user_seats_vacate(*, user_id: int) -> int:
+    """A suspended (or removed) account leaves its seats and the quick-match queue. A seat in a
+    hand in progress is the bot's at once, as after a disconnect's grace period: the player is
+    away at the hand's end, settled as an absentee and leaves the seat then (wrap_up); any
+    other seat is free now (a ready pressed before cannot start a hand with the account).
+    Returns the seats left. Tables are locked in the order of their ids."""
+    QueueEntry.objects.filter(user_id=user_id).delete()
+    table_ids = sorted(set(Seat.objects.filter(user_id=user_id).values_list("table_id", flat=True)))
+    for table_id in table_ids:
+        table = lock_table(table_id)
+        hand = lock_current_hand(table)
+        seats = locked_seats(table)
+        for seat in (s for s in seats if s.user_id == user_id):
+            _vacate(table, hand, seats, seat)
+    return len(table_ids)
+
+
+def _vacate(table: Table, hand: Hand | None, seats: list[Seat], seat: Seat) -> None:
+    if hand is None:
+        who = seat.user
+        free_seat(seat)
+        table_changed(table, f"{who} leaves seat {seat.index}")
+        return
+    SeatConnection.objects.filter(seat=seat).delete()
+    seat.connected = False
+    seat.ready = False
+    seat.disconnected_at = seat.disconnected_at or db_now()
+    seat.save(update_fields=["connected", "ready", "disconnected_at"])
+    if not seat.bot:
+        _bot_takes_seat(table, hand, seats, seat)

@@ -1,26 +1,39 @@
 """Tables and seats: opening a table, sitting down, standing up, a bot in an empty seat,
-pressing ready (which starts the hand when all four are), showing one's hand to spectators."""
+pressing ready (which starts the hand when all four are), showing one's hand to spectators.
+
+Who may sit (docs/LADDER.md): one table at a time (``seated_elsewhere``); at a ranked table only
+through quick match (``ranked_table_open``); and only holding the table points one hand can take
+(``points_needed``), which is checked again before every hand (``start``).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime
+
+from django.conf import settings
 from django.db import transaction
+from django.db.models import Q
 
 from accounts.models import User
 from games import realtime
 from games.engine import PRESET_NAMES
-from games.errors import ApplicationError
-from games.models import Hand, Seat, Table
+from games.errors import ApplicationError, message_for
+from games.models import Hand, HandPlayer, Seat, Table
 from games.services._common import (
     MAX_STAKE,
     SEATS,
+    db_now,
     free_seat,
     hand_on,
     lock_table,
     locked_seats,
+    points_needed,
     table_changed,
 )
 from games.services.start import start_if_all_ready
-from ladder.models import LadderProfile
+from ladder.selectors import player_balance
+from ladder.services import ladder_profiles_lock
 
 
 @transaction.atomic
@@ -29,7 +42,7 @@ def table_create(
     creator: User,
     name: str,
     preset_name: str = "ranked",
-    ranked: bool = True,
+    ranked: bool = False,
     stake: int = 100,
     min_balance: int = 0,
     play_seconds: int = 20,
@@ -37,12 +50,75 @@ def table_create(
     bid_window_seconds: int = 8,
     deal_interval_ms: int = 100,
 ) -> Table:
+    """Open a casual table. Ranked tables come only from quick match (``ranked_table_open``):
+    nobody picks their ranked opponents or partner, so ``ranked=True`` is refused."""
     if ranked:
-        preset_name = "ranked"  # ranked tables play the ranked preset (issue 7)
+        raise ApplicationError("ranked_quick_match_only")
+    return _table_new(
+        creator=creator,
+        name=name,
+        preset_name=preset_name,
+        ranked=False,
+        stake=stake,
+        min_balance=min_balance,
+        timings=(play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms),
+    )
+
+
+@transaction.atomic
+def ranked_table_open(
+    *,
+    users: Sequence[User],
+    name: str,
+    stake: int,
+    creator: User | None = None,
+    min_balance: int = 0,
+    play_seconds: int = 20,
+    bury_seconds: int = 30,
+    bid_window_seconds: int = 8,
+    deal_interval_ms: int = 100,
+) -> Table:
+    """A ranked table with ``users`` in seats 0–3, as quick match seats them (``creator``, by
+    default the first, creates it): the only way to a ranked table. Each is checked as any sit
+    is (one table at a time, the points needed). None is marked ready, and each counts as away
+    until their socket connects: the hand starts when all four are connected and have pressed
+    ready, and a player who does not come within the grace period
+    (``SHENGJI_DISCONNECT_GRACE_S``) is stood up (``seat_takeover``)."""
+    if len(users) != SEATS or len({u.pk for u in users}) != SEATS:
+        raise ApplicationError("invalid_seat", "a ranked table needs four different players")
+    table = _table_new(
+        creator=creator or users[0],
+        name=name,
+        preset_name="ranked",
+        ranked=True,
+        stake=stake,
+        min_balance=min_balance,
+        timings=(play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms),
+    )
+    table = lock_table(table.pk)
+    seats = locked_seats(table)
+    ladder_profiles_lock(user_ids=[u.pk for u in users])  # in user-id order, before any sit
+    now = db_now()
+    for seat, user in zip(seats, users, strict=True):
+        _sit(table, seat, user, stake=None, arriving_at=now)
+    return table
+
+
+def _table_new(
+    *,
+    creator: User,
+    name: str,
+    preset_name: str,
+    ranked: bool,
+    stake: int,
+    min_balance: int,
+    timings: tuple[int, int, int, int],
+) -> Table:
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
     if not 1 <= stake <= MAX_STAKE:
         raise ApplicationError("invalid_stake")
+    play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms = timings
     table = Table.objects.create(
         name=(name or "").strip()[:60] or f"{creator.username}",
         preset=preset_name,
@@ -61,13 +137,21 @@ def table_create(
 
 
 def user_balance(user: User) -> int:
-    balance = LadderProfile.objects.filter(user=user).values_list("balance", flat=True).first()
-    return balance or 0
+    return player_balance(user=user)
+
+
+def points_needed_for(*, preset_name: str, stake: int, min_balance: int = 0) -> int:
+    """The table points a table of these rules, stake and minimum needs of every human to sit
+    and before every hand (what ``points_needed`` says of a table)."""
+    table = Table(preset=preset_name, stake=stake, min_balance=min_balance)
+    return points_needed(table)
 
 
 @transaction.atomic
 def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None) -> Seat:
-    """Sit at seat ``index``; the first to sit at an empty table may set the stake (§6)."""
+    """Sit at seat ``index`` of a casual table; the first to sit at an empty table may set the
+    stake (§6). Refused at a ranked table (quick match seats those), while seated at another
+    table or playing a hand there, and without the table points the table needs."""
     table = lock_table(table_id)
     if table.status == Table.Status.CLOSED:
         raise ApplicationError("table_closed")
@@ -79,20 +163,72 @@ def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None
     seat = seats[index]
     if seat.user_id is not None or seat.bot or hand_on(table):
         raise ApplicationError("seat_taken")
-    if user_balance(user) < table.min_balance:
-        raise ApplicationError("insufficient_balance")
-    if stake is not None and all(s.user_id is None for s in seats):
-        if not 1 <= stake <= MAX_STAKE:
-            raise ApplicationError("invalid_stake")
+    if table.ranked:
+        raise ApplicationError("ranked_quick_match_only")
+    first = all(s.user_id is None for s in seats)
+    if stake is not None and first and not 1 <= stake <= MAX_STAKE:
+        raise ApplicationError("invalid_stake")
+    _sit(table, seat, user, stake=stake if first else None)
+    return seat
+
+
+def _sit(
+    table: Table,
+    seat: Seat,
+    user: User,
+    *,
+    stake: int | None,
+    arriving_at: datetime | None = None,
+) -> None:
+    """Seat ``user`` (and set the stake when given), holding the user's ladder row lock while
+    checking their other seats and balance: two sits of one user, at two tables at once, wait
+    for each other here and the second sees the first (race-safe). ``arriving_at``: the user
+    counts as away from then until their socket connects (quick match).
+
+    Precondition: the table and its seats are locked (the lock order: Table → Seats → ladder)."""
+    ladder_profiles_lock(user_ids=[user.pk])
+    if seated_elsewhere(user=user, table=table):
+        raise ApplicationError("seated_elsewhere")
+    needed = points_needed(table, stake=stake)
+    balance = player_balance(user=user)
+    if balance < needed:
+        raise ApplicationError(
+            "insufficient_balance",
+            f"{message_for('insufficient_balance')}: {needed} (you hold {balance})",
+        )
+    if stake is not None:
         table.stake = stake
         table.save(update_fields=["stake"])
     seat.user = user
     seat.ready = False
     seat.bot = False
-    seat.disconnected_at = None
+    seat.connected = False
+    seat.disconnected_at = arriving_at
     seat.save()
-    table_changed(table, f"{user} sits at seat {index}")
-    return seat
+    table_changed(table, f"{user} sits at seat {seat.index}")
+    if arriving_at is not None:
+        _arrival_grace(seat)
+
+
+def _arrival_grace(seat: Seat) -> None:
+    """A player seated by quick match has the grace period to arrive, as one who left has to
+    return (``seat_takeover`` stands them up when it ends)."""
+    assert seat.disconnected_at is not None
+    seat_id, since = seat.pk, seat.disconnected_at.isoformat()
+    grace = settings.SHENGJI_DISCONNECT_GRACE_S
+    transaction.on_commit(lambda: realtime.schedule_grace(seat_id, since, grace))
+
+
+def seated_elsewhere(*, user: User, table: Table | None = None) -> bool:
+    """The user holds a seat at another table, or plays a hand not yet wrapped up at one (an
+    admin may have removed them from its seat): one table at a time (docs/LADDER.md)."""
+    seats = Seat.objects.filter(user=user).exclude(table__status=Table.Status.CLOSED)
+    unfinished = Q(hand__status=Hand.Status.PLAYING) | Q(hand__awaiting_wrap_up=True)
+    hands = HandPlayer.objects.filter(unfinished, user=user)
+    if table is not None:
+        seats = seats.exclude(table=table)
+        hands = hands.exclude(hand__match__table=table)
+    return seats.exists() or hands.exists()
 
 
 @transaction.atomic

@@ -154,12 +154,18 @@ function myCards() {
 // --- the socket ----------------------------------------------------------------------------------
 
 let socket = null;
+let sessionEndNote = null; // the last frame before a 4401 or 4403 close: what to show after it
+let sessionOver = false; // closed with 4401 or 4403: the page acts no more
 let backoff = 1000;
 let pingTimer = null;
 
 const outbox = []; // seat messages made while the socket reopens, sent once it is open
 
 function send(message) {
+  if (sessionOver) {
+    setNote(sessionEndNote, "error"); // no socket will open again for this page
+    return false;
+  }
   if (!socket || socket.readyState !== WebSocket.OPEN) {
     if (["sit", "bot", "ready", "stand", "chat", "show_hand"].includes(message.type)) {
       outbox.push({ message, at: Date.now() });
@@ -209,6 +215,14 @@ function connect() {
     renderLive();
     if (event.code === 4404) {
       setNote(L.no_table, "error");
+      return;
+    }
+    if (event.code === 4401 || event.code === 4403) {
+      // The session ended (logged out, password changed) or the account is suspended: the
+      // last frame said which, and why; this session must not reconnect (docs/PROTOCOL.md).
+      sessionEndNote = sessionEndNote || errorText(event.code === 4403 ? "account_suspended" : "session_ended");
+      sessionOver = true;
+      setNote(sessionEndNote, "error");
       return;
     }
     setTimeout(connect, backoff);
@@ -409,6 +423,10 @@ function onCheck(frame) {
 }
 
 function onError(frame) {
+  if (frame.code === "account_suspended" || frame.code === "session_ended") {
+    const text = errorText(frame.code, frame.message);
+    sessionEndNote = frame.reason ? `${text}: ${frame.reason}` : text;
+  }
   if (checkInFlight) {
     // the only message that was waiting for an answer
     const item = checkInFlight;

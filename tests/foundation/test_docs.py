@@ -13,7 +13,7 @@ TOP_FOLDERS = (
 )
 PLACEHOLDER = re.compile(r"[<>*…{}$]")
 CODE = re.compile(r"`([^`\s]+)`")
-OUTSIDE = re.compile(r"(?<![\w.])\.\./|\bshared/(RULES|ARCHITECTURE|STYLE)\.md|\bseeds/")
+OUTSIDE = re.compile(r"(?<![\w./])\.\./|\bshared/(RULES|ARCHITECTURE|STYLE)\.md|\bseeds/")
 
 
 def documents() -> list[Path]:

@@ -10,12 +10,27 @@ from games import services
 from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, Table
+from ladder.services import ladder_points_adjust
 
 FAST = {"play_seconds": 30, "bury_seconds": 30, "bid_window_seconds": 0, "deal_interval_ms": 0}
 
 
-def make_users(n: int = 4, prefix: str = "player") -> list[User]:
-    return [User.objects.create_user(f"{prefix}{i}", password="pw-long-enough-1") for i in range(n)]
+# Table points each test player holds (besides the sign-up grant): enough for any table these
+# tests open. A player needs what one hand can take to sit (docs/LADDER.md); the tests of that
+# rule (tests/*/test_trust_*.py) make their players' balances themselves.
+BANKROLL = 100_000
+
+
+def make_users(n: int = 4, prefix: str = "player", bankroll: int = BANKROLL) -> list[User]:
+    users = [
+        User.objects.create_user(f"{prefix}{i}", password="pw-long-enough-1") for i in range(n)
+    ]
+    for user in users:
+        if bankroll:
+            ladder_points_adjust(
+                user=user, account="table", amount=bankroll, reason="test bankroll", by=None
+            )
+    return users
 
 
 def make_table(creator: User, **options: Any) -> Table:
@@ -26,6 +41,24 @@ def make_table(creator: User, **options: Any) -> Table:
 def seat_all(table: Table, users: list[User]) -> Hand:
     for index, user in enumerate(users):
         services.seat_take(table_id=table.pk, user=user, index=index)
+    hand = None
+    for user in users:
+        hand = services.seat_ready(table_id=table.pk, user=user) or hand
+    assert hand is not None
+    return hand
+
+
+def ranked_table(users: list[User], **options: Any) -> Table:
+    """A ranked table as quick match makes one (the only way: docs/LADDER.md), its four
+    players connected (a socket each, as the table page opens), not ready."""
+    timings = {**FAST, **options}
+    table = services.ranked_table_open(users=users, name="ranked test table", stake=50, **timings)
+    for index, user in enumerate(users):
+        services.seat_connected(table_id=table.pk, user=user, channel_name=f"t{table.pk}-{index}")
+    return table
+
+
+def ready_all(table: Table, users: list[User]) -> Hand:
     hand = None
     for user in users:
         hand = services.seat_ready(table_id=table.pk, user=user) or hand

@@ -102,14 +102,14 @@ def test_creating_a_table_with_the_form(client: Client) -> None:
     assert table.creator == user and table.seats.count() == 4
     assert "午夜场" in html and f'id="table-{table.pk}"' in html
 
-    # A ranked table plays the ranked rules whatever the preset field says.
-    post(
-        player,
+    # Ranked tables come only from quick match: the form refuses to make one.
+    refused = player.post(
         "/tables/new/",
         {"name": "ranked one", "mode": "ranked", "preset": "seed002", "stake": "100",
          "min_balance": "0", "play_seconds": "20"},
     )  # fmt: skip
-    assert Table.objects.get(name="ranked one").preset == "ranked"
+    assert refused.status_code == 400 and b"quick match" in refused.content
+    assert not Table.objects.filter(name="ranked one").exists()
 
     # A bad stake is refused and nothing is created; the form comes back with its error.
     response = player.post(
@@ -180,9 +180,10 @@ def test_sit_ready_and_leave_through_the_views_with_refusals_shown() -> None:
 
 @pytest.mark.django_db
 def test_the_minimum_balance_is_checked_when_sitting() -> None:
-    rich, poor = make_users(2)
-    ladder_profile_open(user=rich)  # the sign-up grant: 1000 table points
-    table = make_table(rich, min_balance=500)
+    (rich,) = make_users(1, prefix="rich")
+    (poor,) = make_users(1, prefix="poor", bankroll=0)
+    ladder_profile_open(user=poor)  # the sign-up grant: 1000 table points
+    table = make_table(rich, min_balance=5000)  # more than one hand can take here (1580)
     html = post(login(poor), f"/tables/{table.pk}/sit/", {"seat": "0"})
     assert "(insufficient_balance)" in html
     assert "You sit at seat 0." in post(login(rich), f"/tables/{table.pk}/sit/", {"seat": "0"})
@@ -208,7 +209,7 @@ def test_four_ready_start_the_hand_and_then_leaving_is_refused() -> None:
 def test_bots_fill_empty_seats_of_casual_tables_only() -> None:
     creator, stranger = make_users(2)
     casual = make_table(creator, ranked=False, preset_name="seed000")
-    ranked = make_table(creator)
+    ranked = services.ranked_table_open(users=make_users(4, prefix="r"), name="ranked", stake=10)
     owner = login(creator)
     assert "A bot sits at seat 2." in post(owner, f"/tables/{casual.pk}/bot/", {"seat": "2"})
     seat = Seat.objects.get(table=casual, index=2)

@@ -1,4 +1,5 @@
-"""Ranked quick match: four close players are seated and the hand starts, a far one waits
+"""Ranked quick match: four close players are seated (the hand starts when all four have come
+and pressed ready), a far one waits
 until the accepted gap has widened (the clock is the queue rows' joined_at), two matchers at
 once never seat a player twice, leaving works, and the lobby shows the queue."""
 
@@ -14,24 +15,25 @@ from django.db import connection
 from django.test import Client
 
 from accounts.models import User
-from games import matchmaking
+from games import matchmaking, services
 from games.errors import ApplicationError
 from games.matchmaking import Waiting, gap_allowed, match_groups, queue_join, queue_match
 from games.matchmaking_tasks import quick_match_run
 from games.models import Hand, QueueEntry, QuickMatch, Seat, Table
 from games.services import db_now
 from ladder.models import LadderProfile
-from ladder.services import ladder_profile_open
+from ladder.services import ladder_points_adjust, ladder_profile_open
 from tests.games.helpers import make_table, make_users, seat_all
 from tests.https import HTTPS, JSON
 
 
 @pytest.fixture(autouse=True)
 def numbers(settings: Any) -> None:
-    """The documented defaults, pinned: gap = 3 + 0.1 × seconds waited; stake and minimum 100."""
+    """The documented defaults, pinned: gap = 3 + 0.1 × seconds waited; stake 50 (one ranked
+    hand can take 790 of a seat: the points needed to queue), minimum 100."""
     settings.SHENGJI_QUICK_MATCH_GAP_BASE = 3.0
     settings.SHENGJI_QUICK_MATCH_GAP_PER_S = 0.1
-    settings.SHENGJI_QUICK_MATCH_STAKE = 100
+    settings.SHENGJI_QUICK_MATCH_STAKE = 50
     settings.SHENGJI_QUICK_MATCH_MIN_BALANCE = 100
     settings.SHENGJI_QUICK_MATCH_STALE_S = 60
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -96,6 +98,8 @@ def test_partners_are_balanced_by_rating() -> None:
 
 @pytest.mark.django_db
 def test_four_close_players_are_seated_ready_at_a_new_ranked_table_and_the_hand_starts() -> None:
+    """Seated, not ready: the hand starts once all four have connected and pressed ready (a
+    ranked hand never starts with a player away; docs/LADDER.md)."""
     users = players([12.0, 10.0, 13.0, 11.0])
     for user in users:
         queue_join(user=user)
@@ -103,9 +107,15 @@ def test_four_close_players_are_seated_ready_at_a_new_ranked_table_and_the_hand_
 
     table = record.table
     assert table is not None and table.ranked and table.preset == "ranked"
-    assert (table.stake, table.min_balance, table.creator) == (100, 100, users[0])
+    assert matchmaking.quick_match_minimum() == 790
+    assert (table.stake, table.min_balance, table.creator) == (50, 100, users[0])
     seats = list(table.seats.order_by("index"))
     assert [s.user for s in seats] == [users[2], users[0], users[1], users[3]]  # 13 12 | 10 11
+    assert not any(s.ready for s in seats) and not Hand.objects.filter(match__table=table)
+    for index, seat in enumerate(seats):
+        assert seat.user is not None
+        services.seat_connected(table_id=table.pk, user=seat.user, channel_name=f"qm-{index}")
+        services.seat_ready(table_id=table.pk, user=seat.user)
     hand = Hand.objects.get(match__table=table)
     assert hand.status == Hand.Status.PLAYING
     assert Table.objects.get(pk=table.pk).status == Table.Status.PLAYING
@@ -147,8 +157,8 @@ def test_four_close_players_go_while_a_far_one_keeps_waiting() -> None:
 @pytest.mark.django_db
 def test_a_player_without_a_rating_counts_as_the_default(settings: Any) -> None:
     settings.SHENGJI_QUICK_MATCH_MIN_BALANCE = 0
-    (newcomer,) = make_users(1, prefix="new")
-    assert not LadderProfile.objects.filter(user=newcomer).exists()
+    (newcomer,) = make_users(1, prefix="new", bankroll=0)
+    assert not LadderProfile.objects.filter(user=newcomer).exists()  # opened (granted) on joining
     entry = queue_join(user=newcomer)
     assert entry.rating == 0.0  # the ordinal of the default rating: mu − 3·sigma = 25 − 25
 
@@ -168,9 +178,10 @@ def test_who_cannot_queue() -> None:
     with pytest.raises(ApplicationError) as refused:
         queue_join(user=users[4])
     assert refused.value.code == "seated_elsewhere"
-    (poor,) = make_users(1, prefix="poor")
+    (poor,) = make_users(1, prefix="poor", bankroll=0)
+    ladder_points_adjust(user=poor, account="table", amount=-300, reason="test", by=None)
     with pytest.raises(ApplicationError) as refused:
-        queue_join(user=poor)
+        queue_join(user=poor)  # 700 < 790, what one hand at the quick-match stake can take
     assert refused.value.code == "insufficient_balance"
     assert not QueueEntry.objects.exists()
 
@@ -268,7 +279,9 @@ def test_joining_and_leaving_the_queue_through_the_views() -> None:
     assert not QueueEntry.objects.exists()
     refused = client.post("/tables/quick/leave/", **JSON)
     assert (refused.status_code, refused.json()["code"]) == (409, "not_queued")
-    poor = login(make_users(1, prefix="poor")[0])
+    (poorest,) = make_users(1, prefix="poor", bankroll=0)
+    ladder_points_adjust(user=poorest, account="table", amount=-300, reason="test", by=None)
+    poor = login(poorest)
     refused_page = poor.post("/tables/quick/join/", follow=True).content.decode()
     assert "(insufficient_balance)" in refused_page
     assert Client(**HTTPS).post("/tables/quick/join/", **JSON).status_code == 401

@@ -76,11 +76,14 @@ def test_half_of_the_turns_by_the_bot_still_rates_the_seat() -> None:
 
 @pytest.mark.django_db
 def test_a_bot_seat_never_moves_the_partner() -> None:
+    """A bot seated at the start makes the hand practice: no rating moves at all (it used to
+    move the opponents' ratings against the bot's side)."""
     users = make_users(3)
     hand = make_hand([users[0], users[1], users[2], None], result={"attacker_points": 200})
     ladder_settle_hand(hand_id=hand.pk)
     assert profile(users[1]).rating_mu == pytest.approx(25)  # partner of the bot seat 3
-    assert profile(users[0]).rating_mu < 25 and profile(users[2]).rating_mu < 25
+    assert [profile(u).rating_mu for u in users] == [pytest.approx(25)] * 3
+    assert not RatingChange.objects.filter(hand=hand).exists()
 
 
 @pytest.mark.django_db

@@ -138,16 +138,14 @@ def test_settlement_is_part_of_the_callers_transaction() -> None:
 
 
 def test_a_bot_seat_gets_no_rows() -> None:
+    """A bot seated at the start: a practice hand, no rows for anyone (the house used to pay
+    the humans for the bot's seat: finding 1)."""
     users = make_users(3)
     hand = make_hand([users[0], users[1], None, users[2]], result={"attacker_points": 0})
-    ladder_settle_hand(hand_id=hand.pk)
-    assert (
-        LedgerEntry.objects.filter(hand=hand, user__isnull=False).values("user").distinct().count()
-        == 3
-    )
-    house = {e.kind: e.amount for e in LedgerEntry.objects.filter(hand=hand, user__isnull=True)}
-    assert house == {"fee": 20, "bot_seat": 390}
-    assert sum(nets(hand).values()) == 0
+    result = ladder_settle_hand(hand_id=hand.pk)
+    assert result.created and result.entries == [] and result.rating_changes == []
+    assert not LedgerEntry.objects.filter(hand=hand).exists()
+    assert HandSettlement.objects.get(hand=hand).practice
 
 
 def test_an_unfinished_hand_is_refused() -> None:
@@ -174,8 +172,9 @@ def test_a_hand_without_four_seats_is_refused() -> None:
     [
         # seed 000, levels: attackers +1 at 120 → 2 steps of 50.
         ("seed000", 50, {"attacker_points": 120}, [-100, 100, -100, 100]),
-        # seed 002, table: defenders +1 from 7 → first to 8: ±10, +25 / +15.
-        ("seed002", 100, {"attacker_points": 40}, [35, 5, 35, 5]),
+        # seed 002, table: defenders +1 from 7 → first to 8: ±10, and the 25 / 15 bonus
+        # settled between the sides (the other side pays 10 a player; the house pays nothing).
+        ("seed002", 100, {"attacker_points": 40}, [20, -20, 20, -20]),
         # seed 003, stake_steps: attackers take over: S × 1, fees 10 + 10 from everyone.
         ("seed003", 100, {"attacker_points": 80}, [-120, 80, -120, 80]),
         # seed 004, ratio at level 7/5 (140 %): defenders +2 → 140 + 200 − 10.
@@ -225,8 +224,10 @@ def test_absent_player_waived_under_004() -> None:
     users = make_users()
     hand = make_hand(users, preset="seed004", result={"attacker_points": 0}, absent=[0])
     ladder_settle_hand(hand_id=hand.pk)
-    assert [b - 1000 for b in balances(users)] == [0, -400, 390, -400]
+    # The absent winner's 400 is not paid: the losers pay only the winner still in the hand.
+    assert [b - 1000 for b in balances(users)] == [0, -200, 390, -200]
     assert not LedgerEntry.objects.filter(hand=hand, user=users[0]).exists()
+    assert not LedgerEntry.objects.filter(hand=hand, user=None, amount__lt=0).exists()
 
 
 def test_a_loser_who_cannot_pay_ends_at_zero() -> None:

@@ -1,5 +1,7 @@
 """Rate limits (games/ratelimits.py, docs/proof/BAD-INPUT.md): messages per socket, sockets per
-user, chat lines per user, failed log-ins per user name and per address, password resets.
+user, chat lines per user, failed log-ins per (user name, address) and per address, password
+resets. tests/accounts/test_trust_logins.py and tests/proof/test_trust_addresses.py have more on
+log-ins, sign-ups and client addresses.
 
 The counters live in real Redis under this session's prefix; each test starts with none.
 Limits are shrunk through settings so the tests run in seconds.
@@ -247,7 +249,7 @@ def test_the_chat_count_is_shared_between_processes(settings: Any) -> None:
 
 @pytest.fixture
 def login_limits(settings: Any) -> None:
-    settings.SHENGJI_LOGIN_FAILURES_PER_USER = 3
+    settings.SHENGJI_LOGIN_FAILURES_PER_USER_IP = 3
     settings.SHENGJI_LOGIN_FAILURES_PER_IP = 5
     settings.SHENGJI_LOGIN_WINDOW_S = 2
 
@@ -269,34 +271,42 @@ def log_in(address: str, username: str, password: str, **headers: str) -> Attemp
 
 
 @pytest.mark.django_db
-def test_failed_log_ins_lock_the_user_name_until_the_window_passes(login_limits: None) -> None:
+def test_failed_log_ins_lock_the_user_name_from_that_address_until_the_window_passes(
+    login_limits: None,
+) -> None:
     make_user("lin")
     for _ in range(3):
         wrong = log_in("192.0.2.1", "lin", "nope")
         assert wrong.status_code == 200 and not wrong.logged_in
-    locked = log_in("192.0.2.2", "lin", PASSWORD)  # the right password, from anywhere
+    locked = log_in("192.0.2.1", "lin", PASSWORD)  # the right password, from that address
     assert locked.status_code == 429 and not locked.logged_in
     assert int(locked.response["Retry-After"]) in (1, 2)
     assert "Too many attempts: try again in 1 min." in locked.response.content.decode()
     assert locked.response.context["form"].has_error("__all__", "too_many_attempts")
-    assert log_in("192.0.2.2", "LIN", PASSWORD).status_code == 429  # user names by case
+    assert log_in("192.0.2.1", "LIN", PASSWORD).status_code == 429  # user names by case
+    elsewhere = log_in("192.0.2.2", "lin", PASSWORD)  # the owner, from their own address
+    assert elsewhere.status_code == 302 and elsewhere.logged_in
     time.sleep(2.05)
-    ok = log_in("192.0.2.2", "lin", PASSWORD)
+    ok = log_in("192.0.2.1", "lin", PASSWORD)
     assert ok.status_code == 302 and ok.logged_in
 
 
 @pytest.mark.django_db
-def test_a_log_in_forgives_the_user_name_but_not_the_address(login_limits: None) -> None:
+def test_a_log_in_forgives_its_name_from_its_address_not_the_address_under_others(
+    login_limits: None,
+) -> None:
     make_user("wu")
     make_user("ma")
     for _ in range(2):
         log_in("192.0.2.7", "wu", "nope")
-    assert log_in("192.0.2.7", "wu", PASSWORD).logged_in
-    for _ in range(2):  # 2 + 2 failures, but the success in between reset the name's count
+        log_in("192.0.2.7", "ghost", "nope")
+    assert log_in("192.0.2.7", "wu", PASSWORD).logged_in  # forgives wu's 2 from here
+    for _ in range(2):  # 2 + 2 failures, but the success in between reset the pair's count
         log_in("192.0.2.7", "wu", "nope")
-    assert log_in("192.0.2.8", "wu", PASSWORD).logged_in
-    # The address has 4 failures, success or not: one more and it is shut out for every name.
-    log_in("192.0.2.7", "ghost", "nope")
+    assert log_in("192.0.2.7", "wu", PASSWORD).logged_in
+    # The address keeps ghost's 2 failures: 3 more under any names and it is shut out.
+    for name in ("ghost", "x1", "x2"):
+        log_in("192.0.2.7", name, "nope")
     shut = log_in("192.0.2.7", "ma", PASSWORD)
     assert shut.status_code == 429 and not shut.logged_in
     assert log_in("192.0.2.9", "ma", PASSWORD).logged_in  # from elsewhere "ma" is welcome

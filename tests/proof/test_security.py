@@ -34,7 +34,15 @@ from games import services
 from games.models import AdminLog, QueueEntry, QuickMatch, Seat, Table
 from ladder.models import LadderProfile
 from shengji_site.asgi import application
-from tests.games.helpers import deal_and_close, make_table, make_users, play_out, seat_all
+from tests.games.helpers import (
+    deal_and_close,
+    make_table,
+    make_users,
+    play_out,
+    ranked_table,
+    ready_all,
+    seat_all,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 HTTPS: dict[str, Any] = {"HTTP_X_FORWARDED_PROTO": "https"}  # as the TLS proxy passes it on
@@ -84,6 +92,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "api-ladder:token": (POST_ONLY, POST_ONLY),  # POST with a password; DELETE your own
     "api-ladder:me": (API_REFUSED, OK),
     "api-ladder:my-ledger": (API_REFUSED, OK),
+    "api-ladder:relief": (API_REFUSED, OK),  # your own relief status; POST claims it
     "api-ladder:player": PUBLIC,
     "api-ladder:player-hands": PUBLIC,
     "api-ladder:leaderboard": PUBLIC,
@@ -103,6 +112,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "ladder:leaderboard": PUBLIC,
     "ladder:board": PUBLIC,
     "ladder:player": PUBLIC,
+    "ladder:relief": (POST_ONLY, POST_ONLY),
     "games:lobby": PUBLIC,
     "games:lobby_status": PUBLIC,  # the viewer's own queue place and seats only
     "games:table_new": (LOGIN, OK),
@@ -150,8 +160,8 @@ def expected_for(route: str, name: str | None) -> tuple[str, str] | None:
 def site() -> dict[str, Any]:
     """A finished hand, a live one, and one object of every model the admin shows."""
     players = make_users(4, prefix="done")
-    table = make_table(players[0])
-    finished = play_out(deal_and_close(seat_all(table, players)), players)
+    table = ranked_table(players)  # a ranked hand: rating changes too
+    finished = play_out(deal_and_close(ready_all(table, players)), players)
     others = make_users(4, prefix="live")
     live_table = make_table(others[0])
     live = deal_and_close(seat_all(live_table, others))
