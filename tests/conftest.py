@@ -9,3 +9,16 @@ def django_db_modify_db_settings(
     embedded_postgres: str, django_db_modify_db_settings_parallel_suffix: None
 ) -> None:
     """pytest-django creates the test database after this: the server must be up by then."""
+
+
+@pytest.fixture(autouse=True)
+def fresh_rate_limits(request: pytest.FixtureRequest) -> None:
+    """Each test that uses the database starts with no counts left in Redis by an earlier one
+    (sign-ups per address, sockets, chat): Redis outlives each test's database, and a suite
+    signs up more accounts from 127.0.0.1 than one address may in an hour."""
+    if request.node.get_closest_marker("django_db") is None:
+        return
+    request.getfixturevalue("redis_url")
+    from games import ratelimits
+
+    ratelimits.reset_all()
