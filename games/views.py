@@ -27,6 +27,7 @@ from games.engine import preset
 from games.errors import ApplicationError, error_messages
 from games.forms import ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table
+from ladder import selectors as ladder_selectors
 
 View = Callable[..., HttpResponse]
 
@@ -326,6 +327,7 @@ def _table_labels() -> dict[str, Any]:
         "watch_replay": _("Watch the replay"),
         "loading": _("loading…"),
         "ledger_title": _("Points changed"),
+        "practice_hand": _("A practice hand: a bot sat at its start, so no points moved."),
         "player": _("Player"),
         "table_points": _("Table points"),
         "title_points": _("Title points"),
@@ -349,6 +351,9 @@ def _system_lines() -> dict[str, str]:
         "back": _("{0} is back at seat {1}"),
         "closed": _("the table was closed by an admin"),
         "removed": _("an admin removed the player at seat {0}"),
+        "practice": _("a practice hand: a bot is seated, no points or ratings move"),
+        "away_freed": _("{0} is away: seat {1} is free"),
+        "stands_short": _("{0} stands up: this table needs {1} table points"),
     }
 
 
@@ -598,7 +603,10 @@ def hand_ledger(request: HttpRequest, hand_id: int) -> JsonResponse:
     players = replay.replay_ledger_get(hand=hand)
     # False between the hand's last move and its wrap-up: the page asks again a moment later.
     settled = not hand.awaiting_wrap_up
-    return JsonResponse({"hand": hand.pk, "settled": settled, "players": players})
+    practice = settled and ladder_selectors.practice_hand(hand_id=hand.pk)
+    return JsonResponse(
+        {"hand": hand.pk, "settled": settled, "practice": practice, "players": players}
+    )
 
 
 # --- seats -----------------------------------------------------------------------------------

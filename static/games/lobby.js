@@ -131,7 +131,7 @@ function startLobby() {
     item.append(el("span", "seat-who", who));
     if (seat.ready) item.append(el("span", "seat-ready", `✓ ${L.ready}`));
     const playing = table.status === "playing";
-    if (free && !playing && loggedIn && !mine) {
+    if (free && !playing && loggedIn && !mine && !table.ranked) { // ranked: quick match seats
       const form = postForm(`${base}${table.id}/sit/`, { seat: seat.seat }, L.sit);
       form.classList.add("seat-form");
       if (table.seats.every((s) => s.user === null)) {

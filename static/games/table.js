@@ -661,7 +661,7 @@ function seatControls(seat, info) {
   if (!t || handLive()) return box;
   const mine = mySeat();
   const free = !info.user && !info.bot;
-  if (free && mine === null) {
+  if (free && mine === null && !t.ranked) { // ranked seats are given by quick match only
     if (config.me.logged_in) {
       box.append(button(L.sit, "small", () => {
         const message = { type: "sit", seat };
@@ -1064,7 +1064,7 @@ function renderLedger(box, handId) {
           }, LEDGER_RETRY_MS);
           return;
         }
-        ui.ledger.set(handId, body ? body.players : []);
+        ui.ledger.set(handId, body ? (body.practice ? "practice" : body.players) : []);
         renderResult();
       })
       .catch(() => ui.ledger.set(handId, []));
@@ -1073,6 +1073,10 @@ function renderLedger(box, handId) {
   }
   if (known === "loading") {
     box.append(el("p", "muted", L.loading));
+    return;
+  }
+  if (known === "practice") {
+    box.append(el("p", "info-sub ledger-practice", L.practice_hand));
     return;
   }
   if (!known.length) return;
@@ -1113,6 +1117,9 @@ const SYSTEM_LINES = [
   ["bot_plays", /^the bot plays seat (\d) for (.+)$/, [], []],
   ["closed", /^the table was closed by an admin$/, [], []],
   ["removed", /^an admin removed the player at seat (\d)$/, [], []],
+  ["practice", /^a practice hand: a bot is seated, no points or ratings move$/, [], []],
+  ["away_freed", /^(.+) is away: seat (\d) is free$/, [], []],
+  ["stands_short", /^(.+) stands up: this table needs (\d+) table points$/, [], []],
   ["sits", /^(.+) sits at seat (\d)$/, [], []],
   ["leaves", /^(.+) leaves seat (\d)$/, [], []],
   ["back", /^(.+) is back at seat (\d)$/, [], []],

@@ -108,7 +108,7 @@ def table_unchanged(table_id: int, user_id: int) -> dict[str, Any]:
 pytestmark = [pytest.mark.django_db(transaction=True)]
 
 
-async def test_finding4_a_ban_closes_the_table_and_lobby_sockets_and_they_act_no_more(
+async def test_regression_a_banned_users_open_socket_kept_acting(
     redis_url: str,
 ) -> None:
     def setup() -> tuple[User, int, str]:
@@ -172,7 +172,7 @@ def test_finding4_a_ban_mid_hand_frees_the_seat_as_an_absence() -> None:
     assert Seat.objects.get(pk=seat.pk).user_id is None
 
 
-async def test_finding4_after_log_out_the_old_socket_is_closed_and_cannot_sit_or_chat(
+async def test_regression_a_logged_out_socket_still_sat_and_chatted(
     redis_url: str,
 ) -> None:
     def setup() -> tuple[User, int, Client, str, str]:
