@@ -1,7 +1,10 @@
 """Shared fixtures. The embedded servers and the Celery worker fixture live in
 proof/plugin.py, loaded with -p from pyproject.toml."""
 
+from collections.abc import Iterator
+
 import pytest
+from channels.layers import channel_layers
 
 
 @pytest.fixture(scope="session")
@@ -22,3 +25,14 @@ def fresh_rate_limits(request: pytest.FixtureRequest) -> None:
     from games import ratelimits
 
     ratelimits.reset_all()
+
+
+@pytest.fixture(autouse=True)
+def fresh_channel_layers() -> Iterator[None]:
+    """Each test gets channel layer objects of its own. channels-redis binds a layer's receive
+    locks to the event loop that first used them, and every async test runs in a loop of its
+    own, so a layer shared between tests can fail a later one with "bound to a different event
+    loop" (a server process has one loop, so the site itself never meets this)."""
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
