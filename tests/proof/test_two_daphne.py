@@ -46,7 +46,12 @@ def test_a_table_split_over_two_daphnes_plays_a_whole_hand_settled_once(site: Li
     everyone = [*table.seats, *table.spectators]
     # (the last view may come after the socket, done with the hand, closed: compared below)
     heard = [{v for v in drills.views_heard(c) if v[1] < log["seq"]} for c in everyone]
-    assert len(heard[0]) > 50 and all(views == heard[0] for views in heard)
+    # A change may reach a socket inside a state frame instead of a view: the hand's first view
+    # races the state that announces the hand, and a view the state already holds is not sent
+    # again (docs/PROTOCOL.md). Every view any socket got, every socket heard one way or other.
+    told = [views | states_heard(c) for views, c in zip(heard, everyone, strict=True)]
+    every_view = set().union(*heard)
+    assert len(heard[0]) > 50 and all(every_view <= changes for changes in told)
     assert all(last_seq_heard(client, hand_id) == log["seq"] for client in everyone)
     assert figures["views_across_processes"] > len(heard[0])
     assert figures["chat_heard_on_daphne1"]
@@ -62,6 +67,15 @@ def test_a_table_split_over_two_daphnes_plays_a_whole_hand_settled_once(site: Li
     # Every move a seat saw acknowledged is in the log, and the result was settled once.
     assert figures["actions"]["lost"] == 0 and figures["actions"]["acknowledged"] > 20
     assert figures["settlements"] == [1] and figures["rating_changes"] == [4]
+
+
+def states_heard(client: DrillSeat) -> set[tuple[int, int]]:
+    """(hand, seq) of every state frame the socket received that held a hand."""
+    return {
+        (frame["hand"]["id"], frame["hand"]["seq"])
+        for _at, _epoch, frame in client.frames
+        if frame.get("type") == "state" and frame.get("hand")
+    }
 
 
 def last_seq_heard(client: DrillSeat, hand_id: int) -> int:
