@@ -70,7 +70,8 @@ class EchoSocket:
             self.errors.append(f"{len(self.pending)} echo(es) never came back")
 
     async def _read(self) -> None:
-        try:
+        # A closed socket is reported by run() when it sends, or as echoes that never came back.
+        with contextlib.suppress(websockets.ConnectionClosed):
             async for raw in self.socket:
                 at = time.monotonic()
                 sent = self.pending.pop(json.loads(raw).get("n"), None)
@@ -78,8 +79,6 @@ class EchoSocket:
                     self.errors.append("an echo nobody sent")
                 else:
                     self.latencies.append(at - sent)
-        except websockets.ConnectionClosed:
-            pass  # reported by run() when it sends, or as echoes that never came back
 
 
 async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
