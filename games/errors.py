@@ -36,6 +36,7 @@ _MESSAGES: dict[str, Promise] = {
     "ranked_quick_match_only": _("ranked tables are seated by quick match only"),
     "invalid_stake": _("the stake must be a whole number from 1 to 100000"),
     "invalid_preset": _("unknown rule preset"),
+    "invalid_house_rules": _("a house rule names an unknown option or value"),
     "invalid_seat": _("seats are 0 to 3"),
     "not_allowed": _("you may not do that"),
     "in_game": _("you are seated at a table where a hand is in progress"),

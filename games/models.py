@@ -9,6 +9,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from games.engine import RuleSet, preset
+
 SEATS = 4
 
 
@@ -35,6 +37,15 @@ class Table(models.Model):
         on_delete=models.SET_NULL,
         related_name="created_tables",
     )
+    house_rules = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text="casual tables: rule options chosen on top of the preset (RULES.md §8)",
+    )
+    unlisted = models.BooleanField(
+        default=False, help_text="casual tables: not in the lobby, joined by the invite link"
+    )
+    invite_code = models.CharField(max_length=32, blank=True, db_index=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -42,6 +53,14 @@ class Table(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.preset})"
+
+    def rules(self) -> RuleSet:
+        """The rules in force: the preset, with the house rules on top (named
+        ``<preset>+house`` when there are any, so a stored hand says it was not the preset)."""
+        base = preset(self.preset)
+        if not self.house_rules:
+            return base
+        return base.with_options(**self.house_rules, name=f"{self.preset}+house")
 
 
 class Seat(models.Model):
@@ -60,6 +79,12 @@ class Seat(models.Model):
     disconnected_at = models.DateTimeField(null=True, blank=True)
     show_hand_to_spectators = models.BooleanField(
         default=False, help_text="casual tables: spectators watching this seat see its hand"
+    )
+    auto_ready = models.BooleanField(
+        default=True, help_text="ready again by itself for the next hand of the match"
+    )
+    autopilot = models.BooleanField(
+        default=False, help_text="托管: the player asked the bot to play for them"
     )
 
     class Meta:
@@ -207,6 +232,10 @@ class ChatLine(models.Model):
     )
     system = models.BooleanField(default=False)
     text = models.CharField(max_length=200)
+    code = models.CharField(
+        max_length=32, blank=True, help_text="system lines: the kind, shown in the reader's words"
+    )
+    params = models.JSONField(default=list, blank=True, help_text="system lines: the parts")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

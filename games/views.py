@@ -23,7 +23,6 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from games import matchmaking, replay, selectors, services
-from games.engine import preset
 from games.errors import ApplicationError, error_messages
 from games.forms import ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table
@@ -461,7 +460,7 @@ def _rules_card(rules: dict[str, Any]) -> dict[str, Any]:
 
 
 def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
-    rules = preset(table.preset)
+    rules = table.rules()
     user = request.user
     return {
         "id": table.pk,
@@ -502,9 +501,12 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "seats": selectors.seats_list(table_id=table.pk),
             "labels": _table_labels(),
             "config": _table_config(request, table),
-            "rules_card": _rules_card(preset(table.preset).to_dict()),
+            "rules_card": _rules_card(table.rules().to_dict()),
             "points_needed": services.points_needed_for(
-                preset_name=table.preset, stake=table.stake, min_balance=table.min_balance
+                preset_name=table.preset,
+                stake=table.stake,
+                min_balance=table.min_balance,
+                house_rules=table.house_rules,
             ),
         },
     )

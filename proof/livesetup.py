@@ -76,7 +76,7 @@ def tables(
             name=f"{prefix} {number}",
             preset_name="ranked",
             ranked=False,
-            **timings,
+            **dict[str, Any](timings),
         )
         if seated:
             for index, person in enumerate(people):

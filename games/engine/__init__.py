@@ -65,7 +65,14 @@ from games.engine.patterns import (
     split_cards,
 )
 from games.engine.record import HandRecord, record_of, replay, replay_final
-from games.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
+from games.engine.rules import (
+    HOUSE_RULE_OPTIONS,
+    PRESET_NAMES,
+    PRESETS,
+    RULES_VERSION,
+    RuleSet,
+    preset,
+)
 from games.engine.scoring import card_points, kitty_multiplier, level_change, points
 from games.engine.shapes import LeadInfo, Shape, Split
 from games.engine.throw import ThrowOutcome, throw_check, throw_outcome
@@ -80,6 +87,7 @@ __all__ = [
     "CARDS_NOT_IN_HAND",
     "EMPTY_PLAY",
     "GROUP_NAMES",
+    "HOUSE_RULE_OPTIONS",
     "LEAD_MIXED_SUITS",
     "MUST_FOLLOW_PAIR",
     "MUST_FOLLOW_SUIT",

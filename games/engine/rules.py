@@ -57,6 +57,10 @@ _NUMBERS = (
     "bury_s",
     "play_s",
 )
+HOUSE_RULE_OPTIONS: dict[str, tuple[str, ...]] = dict(_CHOICES)
+"""The options a casual table may set on top of its preset (RULES.md §4–§7), with their values;
+timings are the table's own fields, and ``throw_penalty`` stays the preset's."""
+
 ADDED_OPTIONS: dict[str, str] = {"forced_part": "by_kind", "flip_rule": "first_card"}
 """Options added after hands were first recorded, with the value every older hand was played
 under (seed 000's part order and seed 004's flip were then the only ones)."""

@@ -11,7 +11,6 @@ from django.db import connection, transaction
 
 from accounts.models import User
 from games import realtime
-from games.engine import preset
 from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from ladder.selectors import table_points_needed
@@ -153,7 +152,7 @@ def points_needed(table: Table, *, stake: int | None = None) -> int:
     most one hand of its rules at its stake (or ``stake``) can take, and at least the table's
     minimum balance (docs/LADDER.md, "Nobody loses more than they hold")."""
     return table_points_needed(
-        ruleset=preset(table.preset).to_dict(),
+        ruleset=table.rules().to_dict(),
         stake=table.stake if stake is None else stake,
         min_balance=table.min_balance,
     )

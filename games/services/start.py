@@ -13,7 +13,6 @@ import dataclasses
 import secrets
 from typing import Any
 
-from games.engine import preset
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Match, Seat, Table
 from games.services._common import (
@@ -63,7 +62,7 @@ def stand_up_short(table: Table, seats: list[Seat]) -> list[Seat]:
 
 def _rules_for(table: Table) -> dict[str, Any]:
     rules = dataclasses.replace(
-        preset(table.preset),
+        table.rules(),
         play_s=table.play_seconds,
         bury_s=table.bury_seconds,
         bid_window_s=table.bid_window_seconds,

@@ -8,6 +8,7 @@ through quick match (``ranked_table_open``); and only holding the table points o
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -17,7 +18,7 @@ from django.db.models import Q
 
 from accounts.models import User
 from games import realtime
-from games.engine import PRESET_NAMES
+from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, preset
 from games.errors import ApplicationError, message_for
 from games.models import Hand, HandPlayer, Seat, Table
 from games.services._common import (
@@ -49,12 +50,16 @@ def table_create(
     bury_seconds: int = 30,
     bid_window_seconds: int = 8,
     deal_interval_ms: int = 100,
+    house_rules: dict[str, str] | None = None,
+    unlisted: bool = False,
 ) -> Table:
     """Open a casual table. Ranked tables come only from quick match (``ranked_table_open``):
-    nobody picks their ranked opponents or partner, so ``ranked=True`` is refused."""
+    nobody picks their ranked opponents or partner, so ``ranked=True`` is refused.
+    ``house_rules``: options of RULES.md §8 on top of the preset (``invalid_house_rules``);
+    ``unlisted``: not in the lobby, joined by its invite link (``invite_code``)."""
     if ranked:
         raise ApplicationError("ranked_quick_match_only")
-    return _table_new(
+    table = _table_new(
         creator=creator,
         name=name,
         preset_name=preset_name,
@@ -62,7 +67,26 @@ def table_create(
         stake=stake,
         min_balance=min_balance,
         timings=(play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms),
+        house_rules=house_rules_checked(preset_name, house_rules or {}),
     )
+    if unlisted:
+        table.unlisted = True
+        table.invite_code = secrets.token_urlsafe(12)
+        table.save(update_fields=["unlisted", "invite_code"])
+    return table
+
+
+def house_rules_checked(preset_name: str, house_rules: dict[str, str]) -> dict[str, str]:
+    """Only the options that differ from the preset, each a known option with a known value."""
+    if preset_name not in PRESET_NAMES:
+        raise ApplicationError("invalid_preset")
+    if not isinstance(house_rules, dict):
+        raise ApplicationError("invalid_house_rules")
+    base = preset(preset_name)
+    for option, value in house_rules.items():
+        if value not in HOUSE_RULE_OPTIONS.get(option, ()):
+            raise ApplicationError("invalid_house_rules", f"{option}={value!r}")
+    return {k: v for k, v in sorted(house_rules.items()) if getattr(base, k) != v}
 
 
 @transaction.atomic
@@ -113,6 +137,7 @@ def _table_new(
     stake: int,
     min_balance: int,
     timings: tuple[int, int, int, int],
+    house_rules: dict[str, str] | None = None,
 ) -> Table:
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
@@ -129,6 +154,7 @@ def _table_new(
         bury_seconds=bury_seconds,
         bid_window_seconds=bid_window_seconds,
         deal_interval_ms=deal_interval_ms,
+        house_rules=house_rules or {},
         creator=creator,
     )
     Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(SEATS)])
@@ -140,10 +166,14 @@ def user_balance(user: User) -> int:
     return player_balance(user=user)
 
 
-def points_needed_for(*, preset_name: str, stake: int, min_balance: int = 0) -> int:
+def points_needed_for(
+    *, preset_name: str, stake: int, min_balance: int = 0, house_rules: dict[str, str] | None = None
+) -> int:
     """The table points a table of these rules, stake and minimum needs of every human to sit
     and before every hand (what ``points_needed`` says of a table)."""
-    table = Table(preset=preset_name, stake=stake, min_balance=min_balance)
+    table = Table(
+        preset=preset_name, stake=stake, min_balance=min_balance, house_rules=house_rules or {}
+    )
     return points_needed(table)
 
 
