@@ -6,6 +6,8 @@ from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from rest_framework.authtoken.models import TokenProxy
 
 from accounts.forms import AdminLoginForm, ReasonForm
@@ -28,7 +30,7 @@ class BanRecordInline(admin.TabularInline):  # type: ignore[type-arg]
     can_delete = False
     fields = ("created_at", "banned", "reason", "by")
     readonly_fields = fields
-    verbose_name_plural = "ban history"
+    verbose_name_plural = gettext_lazy("ban history")
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -37,18 +39,27 @@ class BanRecordInline(admin.TabularInline):  # type: ignore[type-arg]
         return False
 
 
+def _done_message(banning: bool, done: int) -> str:
+    if banning:
+        return _(
+            "Users banned: %(n)s. Their open sockets are closed and their seats left (an absence"
+            " in a hand in progress); they are told the reason."
+        ) % {"n": done}
+    return _("Users unbanned: %(n)s.") % {"n": done}
+
+
 def _with_reason(
     modeladmin: admin.ModelAdmin,  # type: ignore[type-arg]
     request: HttpRequest,
     users: QuerySet[User],
     *,
-    verb: str,
     action: str,
 ) -> HttpResponse | None:
     """An action that asks for a reason on an intermediate page, then applies the service."""
+    banning = action == "ban_users"
     form = ReasonForm(request.POST if "apply" in request.POST else None)
     if form.is_bound and form.is_valid():
-        service = user_ban if action == "ban_users" else user_unban
+        service = user_ban if banning else user_unban
         done = 0
         for user in users:
             try:
@@ -56,24 +67,21 @@ def _with_reason(
                 done += 1
             except ApplicationError as error:
                 modeladmin.message_user(
-                    request, f"{user.username}: {error.message}", messages.ERROR
+                    request,
+                    _("%(object)s: %(message)s (%(code)s)")
+                    % {"object": user.username, "code": error.code, "message": error.message},
+                    messages.ERROR,
                 )
         if done:
-            ended = (
-                " Their open sockets are closed and their seats left (an absence in a hand in"
-                " progress); they are told the reason."
-                if action == "ban_users"
-                else ""
-            )
-            modeladmin.message_user(request, f"{verb}: {done} user(s).{ended}", messages.SUCCESS)
+            modeladmin.message_user(request, _done_message(banning, done), messages.SUCCESS)
         return None
     return TemplateResponse(
         request,
         "accounts/admin_reason.html",
         {
             **modeladmin.admin_site.each_context(request),
-            "title": f"{verb.capitalize()} users",
-            "verb": verb,
+            "title": _("Ban users") if banning else _("Unban users"),
+            "banning": banning,
             "action": action,
             "users": users,
             "form": form,
@@ -87,8 +95,8 @@ def _with_reason(
 class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
     fieldsets = (
         *(BaseUserAdmin.fieldsets or ()),
-        ("Player", {"fields": ("display_name", "language")}),
-        ("Ban", {"fields": ("banned_at", "ban_reason")}),
+        (gettext_lazy("Player"), {"fields": ("display_name", "language")}),
+        (gettext_lazy("Ban"), {"fields": ("banned_at", "ban_reason")}),
     )
     readonly_fields = ("banned_at", "ban_reason")
     list_display = (
@@ -99,12 +107,16 @@ class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
     actions = ["ban_users", "unban_users"]
 
     # Staff who may only look at users must not ban them: the actions need the change right.
-    @admin.action(description="Ban the selected users (asks for a reason)", permissions=["change"])
+    @admin.action(
+        description=gettext_lazy("Ban the selected users (asks for a reason)"),
+        permissions=["change"],
+    )
     def ban_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
-        return _with_reason(self, request, queryset, verb="banned", action="ban_users")
+        return _with_reason(self, request, queryset, action="ban_users")
 
     @admin.action(
-        description="Unban the selected users (asks for a reason)", permissions=["change"]
+        description=gettext_lazy("Unban the selected users (asks for a reason)"),
+        permissions=["change"],
     )
     def unban_users(self, request: HttpRequest, queryset: QuerySet[User]) -> HttpResponse | None:
-        return _with_reason(self, request, queryset, verb="unbanned", action="unban_users")
+        return _with_reason(self, request, queryset, action="unban_users")

@@ -35,7 +35,10 @@ class User(AbstractUser):
         error_messages={"unique": _("A user with that username already exists.")},
     )
     display_name = models.CharField(
-        max_length=40, blank=True, validators=[names.validate_name_text]
+        max_length=40,
+        blank=True,
+        validators=[names.validate_name_text],
+        verbose_name=_("display name"),
     )
     # The confusable skeletons of the user name and display name (accounts/names.keys), kept
     # by save(): what another account's new name must not collide with.
@@ -44,9 +47,10 @@ class User(AbstractUser):
         max_length=10,
         blank=True,
         help_text="Preferred interface language (zh-hans, zh-hant, en); empty follows the browser.",
+        verbose_name=_("language"),
     )
-    banned_at = models.DateTimeField(null=True, blank=True)
-    ban_reason = models.CharField(max_length=300, blank=True)
+    banned_at = models.DateTimeField(null=True, blank=True, verbose_name=_("banned at"))
+    ban_reason = models.CharField(max_length=300, blank=True, verbose_name=_("ban reason"))
 
     class Meta(AbstractUser.Meta):
         indexes = [GinIndex(fields=["name_keys"], name="user_name_keys")]
@@ -119,24 +123,33 @@ class BanRecord(models.Model):
     """One ban or unban, with who did it and why: the history behind `User.banned_at`."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ban_records"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="ban_records",
+        verbose_name=_("player"),
     )
-    banned = models.BooleanField(help_text="on: a ban; off: an unban")
-    reason = models.CharField(max_length=300)
+    banned = models.BooleanField(help_text="on: a ban; off: an unban", verbose_name=_("ban"))
+    reason = models.CharField(max_length=300, verbose_name=_("reason"))
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="+",
+        verbose_name=_("staff member"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
         ordering = ["-created_at", "-id"]
+        verbose_name = _("ban record")
+        verbose_name_plural = _("ban records")
         constraints = [
             models.CheckConstraint(condition=~models.Q(reason=""), name="ban_has_reason")
         ]
 
     def __str__(self) -> str:
-        return f"{'ban' if self.banned else 'unban'} of {self.user_id}: {self.reason}"
+        template = (
+            _("ban of %(user)s: %(reason)s") if self.banned else _("unban of %(user)s: %(reason)s")
+        )
+        return template % {"user": self.user_id, "reason": self.reason}

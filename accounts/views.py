@@ -17,6 +17,7 @@ from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.utils import translation
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
@@ -59,6 +60,15 @@ def too_many_signups(wait_s: int) -> forms.ValidationError:
 
 
 @require_http_methods(["GET", "POST"])
+def _next_page(request: HttpRequest) -> str | None:
+    """Where the visitor was going (``?next=``, kept through the form), if it is this site."""
+    wanted = request.POST.get("next") or request.GET.get("next") or ""
+    safe = url_has_allowed_host_and_scheme(
+        wanted, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    )
+    return wanted if wanted and safe else None
+
+
 def signup(request: HttpRequest) -> HttpResponse:
     """A new account, logged in. Each client address may make only so many
     (``SHENGJI_SIGNUPS_PER_IP_PER_HOUR``, ``_PER_DAY``): past that 429 and a form error."""
@@ -84,7 +94,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, _("Welcome! Your table points are waiting for you."))
-            return redirect("accounts:me")
+            return redirect(_next_page(request) or "accounts:me")
     return render(request, "accounts/signup.html", {"form": form})
 
 

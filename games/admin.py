@@ -19,8 +19,10 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from games import services
+from games import chat_words, rules_words, services
 from games.errors import ApplicationError
 from games.models import (
     Action,
@@ -38,7 +40,11 @@ from shengji_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(max_length=200, help_text="recorded in the admin log")
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"),
+        max_length=200,
+        help_text=gettext_lazy("recorded in the admin log"),
+    )
 
 
 def _may_manage(request: HttpRequest) -> bool:
@@ -63,12 +69,14 @@ def _with_reason(
             try:
                 done = apply(obj, form.cleaned_data["reason"])
             except ApplicationError as error:
-                modeladmin.message_user(
-                    request, f"{obj}: {error.message} ({error.code})", messages.ERROR
-                )
+                modeladmin.message_user(request, _refusal(obj, error), messages.ERROR)
             else:
                 modeladmin.log_change(request, obj, done)
-                modeladmin.message_user(request, f"{obj}: {done}", messages.SUCCESS)
+                modeladmin.message_user(
+                    request,
+                    _("%(table)s: %(done)s") % {"table": obj, "done": done},
+                    messages.SUCCESS,
+                )
         return None
     return TemplateResponse(
         request,
@@ -85,10 +93,21 @@ def _with_reason(
     )
 
 
+def _refusal(obj: object, error: ApplicationError) -> str:
+    # The service's message is English prose for logs; the code is stable and shown as is.
+    return _("%(object)s: %(message)s (%(code)s)") % {
+        "object": obj,
+        "code": error.code,
+        "message": error.message,
+    }
+
+
 def _close(table: Table, actor: Any, reason: str) -> str:
     void = services.playing_hand_id(table_id=table.pk)
     services.table_close(table_id=table.pk, actor=actor, reason=reason)
-    return "closed" + (f"; hand {void} is void" if void else "")
+    if void:
+        return _("closed; hand %(hand)s is void") % {"hand": void}
+    return _("closed")
 
 
 def _remove(seat: Seat, actor: Any, reason: str) -> str:
@@ -96,7 +115,31 @@ def _remove(seat: Seat, actor: Any, reason: str) -> str:
         raise ApplicationError("not_seated", "nobody sits there")
     who = str(seat.user)
     services.seat_remove(table_id=seat.table_id, index=seat.index, actor=actor, reason=reason)
-    return f"removed {who} from seat {seat.index}"
+    return _("removed %(player)s from seat %(seat)s") % {"player": who, "seat": seat.index}
+
+
+PHASES = {
+    "dealing": pgettext_lazy("hand phase", "dealing"),
+    "bidding": pgettext_lazy("hand phase", "bidding"),
+    "burying": pgettext_lazy("hand phase", "burying"),
+    "playing": pgettext_lazy("hand phase", "playing"),
+    "finished": pgettext_lazy("hand phase", "finished"),
+}
+
+
+def _phase(code: str | None) -> str:
+    return str(PHASES.get(code, code)) if code else "—"
+
+
+def _snapshot_labels() -> tuple[tuple[str, str], ...]:
+    """The live hand's snapshot keys shown on a table's page, with their labels."""
+    return (
+        ("to_act", _("to act")),
+        ("level", _("level")),
+        ("trump", _("trump")),
+        ("tricks_played", _("tricks played")),
+        ("attacker_points", _("attackers' points")),
+    )
 
 
 # --- tables and seats ------------------------------------------------------------------------
@@ -112,16 +155,30 @@ class SeatInline(ReadOnlyInline):
         if seat.user_id is None:
             return "—"
         url = reverse("admin:games_table_seat_remove", args=[seat.table_id, seat.index])
-        return format_html('<a class="button" href="{}">Remove the player…</a>', url)
+        return format_html('<a class="button" href="{}">{}</a>', url, _("Remove the player…"))
+
+
+class PresetFilter(admin.SimpleListFilter):
+    """The preset, by the name players know (not its code)."""
+
+    title = gettext_lazy("rule preset")
+    parameter_name = "preset"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return rules_words.preset_choices()
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        return queryset.filter(preset=value) if value else queryset
 
 
 @admin.register(Table)
 class TableAdmin(ReadOnlyAdmin):
     list_display = (
-        "id", "name", "status", "ranked", "preset", "stake", "min_balance", "seats_summary",
+        "id", "name", "status", "ranked", "rules", "stake", "min_balance", "seats_summary",
         "hand_phase", "hand_seq", "hand_deadline", "created_at",
     )  # fmt: skip
-    list_filter = ("status", "ranked", "preset")
+    list_filter = ("status", "ranked", PresetFilter)
     search_fields = ("name", "creator__username")
     inlines = [SeatInline]
     actions = ["close_tables"]
@@ -142,30 +199,36 @@ class TableAdmin(ReadOnlyAdmin):
     def has_manage_permission(self, request: HttpRequest) -> bool:
         return _may_manage(request)
 
-    @admin.display(description="seats")
+    @admin.display(description=gettext_lazy("rules"), ordering="preset")
+    def rules(self, table: Table) -> str:
+        return rules_words.preset_label(
+            table.preset + (rules_words.HOUSE_SUFFIX if table.house_rules else "")
+        )
+
+    @admin.display(description=gettext_lazy("seats"))
     def seats_summary(self, table: Table) -> str:
         parts = []
         for seat in table.seats.all():
             who = "—" if seat.user is None else str(seat.user)
             if seat.bot:
-                who = f"{who} (bot)" if seat.user else "bot"
+                who = _("%(player)s (bot)") % {"player": who} if seat.user else _("bot")
             parts.append(f"{seat.index}: {who}{' ✓' if seat.ready else ''}")
         return " · ".join(parts)
 
-    @admin.display(description="phase")
+    @admin.display(description=gettext_lazy("phase"))
     def hand_phase(self, table: Table) -> str:
-        return getattr(table, "_hand_phase", None) or "—"
+        return _phase(getattr(table, "_hand_phase", None))
 
-    @admin.display(description="seq")
+    @admin.display(description=gettext_lazy("actions applied"))
     def hand_seq(self, table: Table) -> Any:
         seq = getattr(table, "_hand_seq", None)
         return "—" if seq is None else seq
 
-    @admin.display(description="deadline")
+    @admin.display(description=gettext_lazy("deadline"))
     def hand_deadline(self, table: Table) -> Any:
         return getattr(table, "_hand_deadline", None) or "—"
 
-    @admin.display(description="hand in progress")
+    @admin.display(description=gettext_lazy("hand in progress"))
     def hand_summary(self, table: Table) -> str:
         hand = (
             Hand.objects.filter(match__table=table, status=Hand.Status.PLAYING)
@@ -176,17 +239,18 @@ class TableAdmin(ReadOnlyAdmin):
             return "—"
         snapshot = hand.snapshot or {}
         url = reverse("admin:games_hand_change", args=[hand.pk])
-        keys = ("phase", "to_act", "level", "trump", "tricks_played", "attacker_points")
         rows = [
-            ("hand", format_html('<a href="{}">{}</a>', url, hand)),
-            ("seq", hand.seq),
-            ("deadline", hand.deadline or "—"),
-            *((key, snapshot.get(key)) for key in keys),
+            (_("hand"), format_html('<a href="{}">{}</a>', url, hand)),
+            (_("actions applied"), hand.seq),
+            (_("deadline"), hand.deadline or "—"),
+            (_("phase"), _phase(snapshot.get("phase"))),
+            *((label, snapshot.get(key)) for key, label in _snapshot_labels()),
         ]
         return format_html("<dl>{}</dl>", format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows))
 
     @admin.action(
-        description="Close the selected tables (asks for a reason)", permissions=["manage"]
+        description=gettext_lazy("Close the selected tables (asks for a reason)"),
+        permissions=["manage"],
     )
     def close_tables(self, request: HttpRequest, queryset: QuerySet[Table]) -> HttpResponse | None:
         return _with_reason(
@@ -194,7 +258,7 @@ class TableAdmin(ReadOnlyAdmin):
             request,
             queryset.exclude(status=Table.Status.CLOSED),
             action="close_tables",
-            title="Close tables: a hand in progress is void and no points move",
+            title=_("Close tables: a hand in progress is void and no points move"),
             apply=lambda table, reason: _close(table, request.user, reason),
         )
 
@@ -221,17 +285,22 @@ class TableAdmin(ReadOnlyAdmin):
             try:
                 done = _remove(seat, request.user, form.cleaned_data["reason"])
             except ApplicationError as error:
-                form.add_error(None, f"{error.message} ({error.code})")
+                form.add_error(None, _refusal(seat, error))
             else:
                 self.log_change(request, seat.table, done)
-                self.message_user(request, f"{seat.table}: {done}", messages.SUCCESS)
+                self.message_user(
+                    request,
+                    _("%(table)s: %(done)s") % {"table": seat.table, "done": done},
+                    messages.SUCCESS,
+                )
                 return HttpResponseRedirect(back)
         return TemplateResponse(
             request,
             "games/admin_confirm.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"Remove {seat.user or 'nobody'} from seat {index} of {seat.table}",
+                "title": _("Remove %(player)s from seat %(seat)s of %(table)s")
+                % {"player": seat.user or _("nobody"), "seat": index, "table": seat.table},
                 "objects": [seat],
                 "form": form,
                 "action": None,
@@ -253,7 +322,7 @@ class SeatAdmin(ReadOnlyAdmin):
         return _may_manage(request)
 
     @admin.action(
-        description="Remove the players from the selected seats (asks for a reason)",
+        description=gettext_lazy("Remove the players from the selected seats (asks for a reason)"),
         permissions=["manage"],
     )
     def remove_players(self, request: HttpRequest, queryset: QuerySet[Seat]) -> HttpResponse | None:
@@ -262,7 +331,9 @@ class SeatAdmin(ReadOnlyAdmin):
             request,
             queryset.select_related("table", "user"),
             action="remove_players",
-            title="Remove players: not an escape; during a hand the bot finishes it for the seat",
+            title=_(
+                "Remove players: not an escape; during a hand the bot finishes it for the seat"
+            ),
             apply=lambda seat, reason: _remove(seat, request.user, reason),
         )
 
@@ -303,18 +374,18 @@ class HandAdmin(ReadOnlyAdmin):
             return False
         return super().lookup_allowed(lookup, value, request)
 
-    @admin.display(description="table")
+    @admin.display(description=gettext_lazy("table"))
     def table(self, hand: Hand) -> Table:
         return hand.match.table
 
-    @admin.display(description="phase")
+    @admin.display(description=gettext_lazy("phase"))
     def phase(self, hand: Hand) -> str:
-        return (hand.snapshot or {}).get("phase") or "—"
+        return _phase((hand.snapshot or {}).get("phase"))
 
-    @admin.display(description="move log")
+    @admin.display(description=gettext_lazy("move log"))
     def actions_link(self, hand: Hand) -> str:
         url = reverse("admin:games_action_changelist") + f"?hand__id__exact={hand.pk}"
-        return format_html('<a href="{}">{} actions</a>', url, hand.seq)
+        return format_html('<a href="{}">{}</a>', url, _("%(n)s actions") % {"n": hand.seq})
 
 
 @admin.register(Action)
@@ -348,7 +419,16 @@ class MatchAdmin(ReadOnlyAdmin):
 
 @admin.register(ChatLine)
 class ChatLineAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "table", "user", "system", "text")
+    list_display = ("created_at", "table", "user", "system", "line")
+
+    @admin.display(description=gettext_lazy("text"), ordering="text")
+    def line(self, chat_line: ChatLine) -> str:
+        """A system line in the admin's language, a player's line as written."""
+        if not chat_line.system:
+            return chat_line.text
+        params = chat_line.params if isinstance(chat_line.params, list) else []
+        return chat_words.system_line_text(chat_line.code, params, chat_line.text)
+
     list_filter = ("system",)
     search_fields = ("text", "user__username", "table__name")
     list_select_related = ("table", "user")
@@ -356,9 +436,34 @@ class ChatLineAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
 
 
+ADMIN_ACTIONS = {
+    "table_close": gettext_lazy("table closed"),
+    "seat_remove": gettext_lazy("player removed"),
+}
+ADMIN_DETAILS = {
+    "reason": gettext_lazy("reason"),
+    "void_hand": gettext_lazy("void hand"),
+    "seat": gettext_lazy("seat"),
+    "user": gettext_lazy("player"),
+}
+
+
 @admin.register(AdminLog)
 class AdminLogAdmin(ReadOnlyAdmin):
-    list_display = ("created_at", "actor", "action", "table", "detail")
+    list_display = ("created_at", "actor", "what", "table", "details")
+
+    @admin.display(description=gettext_lazy("action"), ordering="action")
+    def what(self, log: AdminLog) -> str:
+        return str(ADMIN_ACTIONS.get(log.action, log.action))
+
+    @admin.display(description=gettext_lazy("detail"))
+    def details(self, log: AdminLog) -> str:
+        parts = (
+            f"{ADMIN_DETAILS.get(key, key)}: {'—' if value is None else value}"
+            for key, value in (log.detail or {}).items()
+        )
+        return " · ".join(parts)
+
     list_filter = ("action",)
     search_fields = ("actor__username", "table__name")
     list_select_related = ("actor", "table")

@@ -24,6 +24,17 @@ def bot_move(state: HandState, seat: int) -> str:
     return str(legal_actions(state, seat)[0])
 
 
+def bot_hint(state: HandState, seat: int) -> tuple[str, str]:
+    """The basic bot's suggestion for ``seat`` now, as (kind, cards): its bid, bury or play
+    chosen from the seat's own view and the public history (``act_for_seat``: never another
+    hand), or ("none", "") when the seat has nothing to do now or the bot would not bid."""
+    chosen = _ask_bot(state, seat)
+    if chosen is None or not _accepted(state, seat, chosen):
+        return "none", ""
+    kind, _, rest = chosen.partition(" ")
+    return kind, rest.partition(" ")[2]
+
+
 def bot_bid(state: HandState, seat: int) -> str | None:
     """The bot's bid for ``seat`` during the deal, or None to wait."""
     chosen = _ask_bot(state, seat)

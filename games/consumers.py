@@ -42,6 +42,9 @@ TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most socke
 # The close codes when the user's session ends (docs/PROTOCOL.md): do not reconnect with it.
 SESSION_CLOSE_CODES = {services.SESSION_ENDED: 4401, services.ACCOUNT_SUSPENDED: 4403}
 HAND_ACTIONS = {"bid", "bury", "play"}
+# Hints: the bot's choice costs a state read; a button pressed now and then, not a stream.
+HINT_PER_SECOND = 1.0
+HINT_BURST = 3.0
 
 
 class RateLimit:
@@ -73,6 +76,13 @@ def _int(content: dict[str, Any], key: str) -> int:
     if type(value) is not int:
         raise ApplicationError("bad_message", f"'{key}' must be a whole number")
     return value
+
+
+def _switch(content: dict[str, Any]) -> bool:
+    on = content.get("on")
+    if type(on) is not bool:
+        raise ApplicationError("bad_message", "'on' must be true or false")
+    return on
 
 
 def _nothing() -> None:
@@ -214,9 +224,13 @@ class TableConsumer(SessionBound):
         self.state_at: tuple[int, int] = (-1, -1)  # (hand, seq) of the last state sent
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
+        self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
         presence = await self._presence()
-        if presence is None:
+        session = self.scope.get("session")  # an unlisted table: only those who may see it
+        if presence is None or not await self._db(
+            selectors.table_visible, table_id=self.table_id, user=self.user, session=session
+        ):
             await self.close(code=4404)
             return
         await self.accept()
@@ -383,6 +397,24 @@ class TableConsumer(SessionBound):
         await self._check_pending()
         self.watching = seat
         await self._refresh_now()
+
+    async def on_autopilot(self, content: dict[str, Any]) -> None:
+        on = _switch(content)
+        self._require_login()
+        await self._db(services.seat_autopilot, table_id=self.table_id, user=self.user, on=on)
+
+    async def on_auto_ready(self, content: dict[str, Any]) -> None:
+        on = _switch(content)
+        self._require_login()
+        await self._db(services.seat_auto_ready, table_id=self.table_id, user=self.user, on=on)
+
+    async def on_hint(self, content: dict[str, Any]) -> None:
+        """The basic bot's choice for the asker's seat, to this socket only (nothing changes)."""
+        await self._own_seat()
+        if not self.hint_limit.allow():
+            raise ApplicationError("rate_limited")
+        kind, cards = await self._db(services.table_hint, table_id=self.table_id, user=self.user)
+        await self.send_json({"type": "hint", "action": kind, "cards": cards})
 
     async def on_show_hand(self, content: dict[str, Any]) -> None:
         self._require_login()

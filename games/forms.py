@@ -10,15 +10,18 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import PRESET_NAMES
+from games import rules_words
+from games.engine import HOUSE_RULE_OPTIONS
 from games.services import MAX_STAKE
+
+HOUSE_RULE_PREFIX = "rule_"
 
 
 class TableCreateForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=60, required=False)
     preset = forms.ChoiceField(
         label=_("Rules"),
-        choices=[(name, name) for name in PRESET_NAMES],
+        choices=rules_words.preset_choices,
         initial="ranked",
         help_text=_("A casual table. Ranked tables come only from quick match."),
     )
@@ -29,6 +32,21 @@ class TableCreateForm(forms.Form):
     play_seconds = forms.IntegerField(
         label=_("Seconds per play"), min_value=5, max_value=120, initial=20
     )
+    unlisted = forms.BooleanField(
+        label=_("Private"),
+        required=False,
+        help_text=_("Not shown in the lobby: players join by the invite link."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields.update(house_rule_fields())
+
+    def house_rule_fields_bound(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if name.startswith(HOUSE_RULE_PREFIX)]
+
+    def main_fields_bound(self) -> list[forms.BoundField]:
+        return [self[name] for name in self.fields if not name.startswith(HOUSE_RULE_PREFIX)]
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean() or {}
@@ -47,7 +65,28 @@ class TableCreateForm(forms.Form):
             "stake": data["stake"],
             "min_balance": data["min_balance"],
             "play_seconds": data["play_seconds"],
+            "unlisted": data["unlisted"],
+            "house_rules": {
+                name.removeprefix(HOUSE_RULE_PREFIX): value
+                for name, value in data.items()
+                if name.startswith(HOUSE_RULE_PREFIX) and value
+            },
         }
+
+
+def house_rule_fields() -> dict[str, forms.Field]:
+    """One choice per rule option of RULES.md §8 (house rules), empty = as the preset."""
+    words = rules_words.option_words()
+    labels = rules_words.option_labels()
+    return {
+        f"{HOUSE_RULE_PREFIX}{option}": forms.ChoiceField(
+            label=labels[option],
+            required=False,
+            choices=[("", _("as the preset"))]
+            + [(value, words[option][value]) for value in values],
+        )
+        for option, values in HOUSE_RULE_OPTIONS.items()
+    }
 
 
 class SeatForm(forms.Form):

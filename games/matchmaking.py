@@ -276,7 +276,7 @@ def _seat_group(group: Group, by_user: dict[int, QueueEntry], now: datetime) -> 
             table = ranked_table_open(
                 users=users,
                 creator=creator,
-                name=f"Quick match · {creator}",
+                name=str(creator)[:60],  # shown as "Quick match · <name>" (display_name)
                 stake=settings.SHENGJI_QUICK_MATCH_STAKE,
                 min_balance=settings.SHENGJI_QUICK_MATCH_MIN_BALANCE,
             )

@@ -8,51 +8,78 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext, pgettext_lazy
 
 from games.engine import RuleSet, preset
 
 SEATS = 4
 
 
+def quick_match_name(player: str) -> str:
+    """A quick-match table's name in the active language (the table stores ``player``)."""
+    return pgettext("table name", "Quick match · %(name)s") % {"name": player}
+
+
 class Table(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", "open"
-        PLAYING = "playing", "playing"
-        CLOSED = "closed", "closed"
+        OPEN = "open", _("open")
+        PLAYING = "playing", pgettext_lazy("status", "playing")
+        CLOSED = "closed", _("closed")
 
-    name = models.CharField(max_length=60)
-    preset = models.CharField(max_length=20, default="ranked")
-    ranked = models.BooleanField(default=True)
-    stake = models.PositiveIntegerField(default=100)
-    min_balance = models.PositiveIntegerField(default=0)
-    play_seconds = models.PositiveIntegerField(default=20, help_text="time per play")
-    bury_seconds = models.PositiveIntegerField(default=30)
-    bid_window_seconds = models.PositiveIntegerField(default=8)
-    deal_interval_ms = models.PositiveIntegerField(default=100, help_text="pace of the deal")
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    name = models.CharField(max_length=60, verbose_name=_("name"))
+    preset = models.CharField(max_length=20, default="ranked", verbose_name=_("rule preset"))
+    ranked = models.BooleanField(default=True, verbose_name=_("ranked"))
+    stake = models.PositiveIntegerField(default=100, verbose_name=_("stake"))
+    min_balance = models.PositiveIntegerField(default=0, verbose_name=_("minimum table points"))
+    play_seconds = models.PositiveIntegerField(
+        default=20, help_text="time per play", verbose_name=_("seconds per play")
+    )
+    bury_seconds = models.PositiveIntegerField(default=30, verbose_name=_("seconds to bury"))
+    bid_window_seconds = models.PositiveIntegerField(default=8, verbose_name=_("seconds to bid"))
+    deal_interval_ms = models.PositiveIntegerField(
+        default=100, help_text="pace of the deal", verbose_name=_("deal interval (ms)")
+    )
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
+    )
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="created_tables",
+        verbose_name=_("creator"),
     )
     house_rules = models.JSONField(
         default=dict,
         blank=True,
         help_text="casual tables: rule options chosen on top of the preset (RULES.md §8)",
+        verbose_name=_("house rules"),
     )
     unlisted = models.BooleanField(
-        default=False, help_text="casual tables: not in the lobby, joined by the invite link"
+        default=False,
+        help_text="casual tables: not in the lobby, joined by the invite link",
+        verbose_name=_("unlisted"),
     )
-    invite_code = models.CharField(max_length=32, blank=True, db_index=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    invite_code = models.CharField(
+        max_length=32, blank=True, db_index=True, verbose_name=_("invite code")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["status", "-created_at"])]
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.preset})"
+        return self.display_name
+
+    @property
+    def display_name(self) -> str:
+        """The name shown, in the reader's language: a quick-match table (the only ranked
+        tables) stores its first player's name and is shown as "Quick match · <name>"."""
+        return quick_match_name(self.name) if self.ranked else self.name
 
     def rules(self) -> RuleSet:
         """The rules in force: the preset, with the house rules on top (named
@@ -64,27 +91,38 @@ class Table(models.Model):
 
 
 class Seat(models.Model):
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
-    index = models.PositiveSmallIntegerField()
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="seats", verbose_name=_("table")
+    )
+    index = models.PositiveSmallIntegerField(verbose_name=_("seat number"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="seats",
+        verbose_name=_("player"),
     )
-    ready = models.BooleanField(default=False)
-    connected = models.BooleanField(default=False)
-    bot = models.BooleanField(default=False, help_text="the bot is playing this seat")
-    disconnected_at = models.DateTimeField(null=True, blank=True)
+    ready = models.BooleanField(default=False, verbose_name=_("ready"))
+    connected = models.BooleanField(default=False, verbose_name=_("connected"))
+    bot = models.BooleanField(
+        default=False, help_text="the bot is playing this seat", verbose_name=_("bot plays")
+    )
+    disconnected_at = models.DateTimeField(null=True, blank=True, verbose_name=_("disconnected at"))
     show_hand_to_spectators = models.BooleanField(
-        default=False, help_text="casual tables: spectators watching this seat see its hand"
+        default=False,
+        help_text="casual tables: spectators watching this seat see its hand",
+        verbose_name=_("shows hand to spectators"),
     )
     auto_ready = models.BooleanField(
-        default=True, help_text="ready again by itself for the next hand of the match"
+        default=True,
+        help_text="ready again by itself for the next hand of the match",
+        verbose_name=_("auto-ready"),
     )
     autopilot = models.BooleanField(
-        default=False, help_text="托管: the player asked the bot to play for them"
+        default=False,
+        help_text="托管: the player asked the bot to play for them",
+        verbose_name=_("autopilot"),
     )
 
     class Meta:
@@ -93,6 +131,8 @@ class Seat(models.Model):
             models.CheckConstraint(condition=models.Q(index__lt=SEATS), name="seat_index_0_3"),
         ]
         ordering = ["table", "index"]
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
 
     def __str__(self) -> str:
         return f"{self.table_id}/{self.index}"
@@ -101,56 +141,83 @@ class Seat(models.Model):
 class Match(models.Model):
     """Hands played by the same four in succession, from level 2 (seed 000 §1.4)."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="matches")
-    ruleset = models.JSONField()
-    levels = models.JSONField(help_text="level of each side: [seats 0&2, seats 1&3]")
-    wrapped = models.JSONField(default=list)
-    players = models.JSONField(default=list, help_text="user id per seat (null for a bot)")
-    next_dealer = models.PositiveSmallIntegerField(null=True, blank=True)
-    started_at = models.DateTimeField(auto_now_add=True)
-    ended_at = models.DateTimeField(null=True, blank=True)
-    winner_side = models.PositiveSmallIntegerField(null=True, blank=True)
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="matches", verbose_name=_("table")
+    )
+    ruleset = models.JSONField(verbose_name=_("rules"))
+    levels = models.JSONField(
+        help_text="level of each side: [seats 0&2, seats 1&3]", verbose_name=_("levels")
+    )
+    wrapped = models.JSONField(default=list, verbose_name=_("past A"))
+    players = models.JSONField(
+        default=list, help_text="user id per seat (null for a bot)", verbose_name=_("players")
+    )
+    next_dealer = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("next dealer")
+    )
+    started_at = models.DateTimeField(auto_now_add=True, verbose_name=_("started at"))
+    ended_at = models.DateTimeField(null=True, blank=True, verbose_name=_("ended at"))
+    winner_side = models.PositiveSmallIntegerField(
+        null=True, blank=True, verbose_name=_("winning side")
+    )
+
+    class Meta:
+        verbose_name = _("match")
+        verbose_name_plural = _("matches")
 
     def __str__(self) -> str:
-        return f"match {self.pk} at table {self.table_id}"
+        return _("match %(match)s at table %(table)s") % {"match": self.pk, "table": self.table_id}
 
 
 class Hand(models.Model):
     class Status(models.TextChoices):
-        PLAYING = "playing", "playing"
-        FINISHED = "finished", "finished"
-        ESCAPED = "escaped", "escaped"
-        VOID = "void", "void"
+        PLAYING = "playing", pgettext_lazy("status", "playing")
+        FINISHED = "finished", pgettext_lazy("status", "finished")
+        ESCAPED = "escaped", _("escaped")
+        VOID = "void", _("void")
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="hands")
-    number = models.PositiveIntegerField()
-    ruleset = models.JSONField()
-    seed = models.BigIntegerField()
-    dealer = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="dealer at the start; empty when bidding chooses"
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="hands", verbose_name=_("match")
     )
-    levels = models.JSONField()
-    wrapped = models.JSONField(default=list, help_text="each side past A already (wrap)")
-    seq = models.PositiveIntegerField(default=0, help_text="number of actions applied")
-    deal_started_at = models.DateTimeField(null=True, blank=True)
-    snapshot = models.JSONField(null=True, blank=True)
-    deadline = models.DateTimeField(null=True, blank=True)
+    number = models.PositiveIntegerField(verbose_name=_("hand number"))
+    ruleset = models.JSONField(verbose_name=_("rules"))
+    seed = models.BigIntegerField(verbose_name=_("seed"))
+    dealer = models.PositiveSmallIntegerField(
+        null=True,
+        blank=True,
+        help_text="dealer at the start; empty when bidding chooses",
+        verbose_name=_("dealer"),
+    )
+    levels = models.JSONField(verbose_name=_("levels"))
+    wrapped = models.JSONField(
+        default=list, help_text="each side past A already (wrap)", verbose_name=_("past A")
+    )
+    seq = models.PositiveIntegerField(
+        default=0, help_text="number of actions applied", verbose_name=_("actions applied")
+    )
+    deal_started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("deal started at"))
+    snapshot = models.JSONField(null=True, blank=True, verbose_name=_("snapshot"))
+    deadline = models.DateTimeField(null=True, blank=True, verbose_name=_("deadline"))
     # The deadline task in flight: the seq it was sent with, and when it is due. A move whose
     # deadline is no earlier than it sends none (the task sends itself again when it finds the
     # deadline moved on): one task per clock period, not one per move.
-    timer_seq = models.PositiveIntegerField(null=True, blank=True)
-    timer_at = models.DateTimeField(null=True, blank=True)
-    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
-    result = models.JSONField(null=True, blank=True)
+    timer_seq = models.PositiveIntegerField(null=True, blank=True, verbose_name=_("timer seq"))
+    timer_at = models.DateTimeField(null=True, blank=True, verbose_name=_("timer due at"))
+    status = models.CharField(
+        max_length=10, choices=Status.choices, default=Status.PLAYING, verbose_name=_("status")
+    )
+    result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
     # Ended, not yet settled and its table not yet opened (services.hand_wrap_up).
-    awaiting_wrap_up = models.BooleanField(default=False)
-    started_at = models.DateTimeField(auto_now_add=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
+    awaiting_wrap_up = models.BooleanField(default=False, verbose_name=_("awaiting wrap-up"))
+    started_at = models.DateTimeField(auto_now_add=True, verbose_name=_("started at"))
+    finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="hand_unique_number"),
         ]
+        verbose_name = _("hand")
+        verbose_name_plural = _("hands")
         indexes = [
             models.Index(fields=["status", "deadline"]),
             models.Index(fields=["-finished_at"]),
@@ -162,51 +229,64 @@ class Hand(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"hand {self.pk} (match {self.match_id} #{self.number})"
+        return _("hand %(hand)s (match %(match)s, hand %(number)s)") % {
+            "hand": self.pk,
+            "match": self.match_id,
+            "number": self.number,
+        }
 
 
 class HandPlayer(models.Model):
     """Who sat where in one hand, and how much of it the bot played for them."""
 
-    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="players")
-    seat = models.PositiveSmallIntegerField()
+    hand = models.ForeignKey(
+        Hand, on_delete=models.CASCADE, related_name="players", verbose_name=_("hand")
+    )
+    seat = models.PositiveSmallIntegerField(verbose_name=_("seat"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.SET_NULL,
         related_name="hand_seats",
+        verbose_name=_("player"),
     )
-    turns = models.PositiveIntegerField(default=0)
-    auto_turns = models.PositiveIntegerField(default=0)
-    escaped = models.BooleanField(default=False)
-    absent_at_end = models.BooleanField(default=False)
+    turns = models.PositiveIntegerField(default=0, verbose_name=_("turns"))
+    auto_turns = models.PositiveIntegerField(default=0, verbose_name=_("turns played by the bot"))
+    escaped = models.BooleanField(default=False, verbose_name=_("escaped"))
+    absent_at_end = models.BooleanField(default=False, verbose_name=_("absent at the end"))
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["hand", "seat"], name="handplayer_unique_seat"),
         ]
         indexes = [models.Index(fields=["user", "hand"])]
+        verbose_name = _("hand player")
+        verbose_name_plural = _("hand players")
 
     def __str__(self) -> str:
-        return f"hand {self.hand_id} seat {self.seat}"
+        return _("hand %(hand)s, seat %(seat)s") % {"hand": self.hand_id, "seat": self.seat}
 
 
 class Action(models.Model):
     """One move of the log, append-only: (hand, seq) is unique and rows are never updated."""
 
-    hand = models.ForeignKey(Hand, on_delete=models.CASCADE, related_name="actions")
-    seq = models.PositiveIntegerField()
-    seat = models.PositiveSmallIntegerField(null=True, blank=True)
-    text = models.CharField(max_length=200)
-    auto = models.BooleanField(default=False)
-    created_at = models.DateTimeField(auto_now_add=True)
+    hand = models.ForeignKey(
+        Hand, on_delete=models.CASCADE, related_name="actions", verbose_name=_("hand")
+    )
+    seq = models.PositiveIntegerField(verbose_name=_("seq"))
+    seat = models.PositiveSmallIntegerField(null=True, blank=True, verbose_name=_("seat"))
+    text = models.CharField(max_length=200, verbose_name=_("text"))
+    auto = models.BooleanField(default=False, verbose_name=_("automatic"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["hand", "seq"], name="action_unique_seq"),
         ]
         ordering = ["hand", "seq"]
+        verbose_name = _("move")
+        verbose_name_plural = _("moves")
 
     def __str__(self) -> str:
         return f"{self.hand_id}#{self.seq} {self.text}"
@@ -226,20 +306,33 @@ class SeatConnection(models.Model):
 class ChatLine(models.Model):
     """A table's chat: players' lines and system lines (bids, failed throws, takeovers …)."""
 
-    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="chat_lines")
+    table = models.ForeignKey(
+        Table, on_delete=models.CASCADE, related_name="chat_lines", verbose_name=_("table")
+    )
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        verbose_name=_("player"),
     )
-    system = models.BooleanField(default=False)
-    text = models.CharField(max_length=200)
+    system = models.BooleanField(default=False, verbose_name=_("system line"))
+    text = models.CharField(max_length=200, verbose_name=_("text"))
     code = models.CharField(
-        max_length=32, blank=True, help_text="system lines: the kind, shown in the reader's words"
+        max_length=32,
+        blank=True,
+        help_text="system lines: the kind, shown in the reader's words",
+        verbose_name=_("code"),
     )
-    params = models.JSONField(default=list, blank=True, help_text="system lines: the parts")
-    created_at = models.DateTimeField(auto_now_add=True)
+    params = models.JSONField(
+        default=list, blank=True, help_text="system lines: the parts", verbose_name=_("parameters")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["table", "-created_at"])]
+        verbose_name = _("chat line")
+        verbose_name_plural = _("chat lines")
 
     def __str__(self) -> str:
         return self.text
@@ -249,12 +342,22 @@ class AdminLog(models.Model):
     """Every admin action on tables and seats, append-only."""
 
     actor = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+        settings.AUTH_USER_MODEL,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        verbose_name=_("staff member"),
     )
-    table = models.ForeignKey(Table, null=True, on_delete=models.SET_NULL, related_name="+")
-    action = models.CharField(max_length=40)
-    detail = models.JSONField(default=dict)
-    created_at = models.DateTimeField(auto_now_add=True)
+    table = models.ForeignKey(
+        Table, null=True, on_delete=models.SET_NULL, related_name="+", verbose_name=_("table")
+    )
+    action = models.CharField(max_length=40, verbose_name=_("action"))
+    detail = models.JSONField(default=dict, verbose_name=_("detail"))
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+
+    class Meta:
+        verbose_name = _("admin log entry")
+        verbose_name_plural = _("admin log")
 
     def __str__(self) -> str:
         return f"{self.action} by {self.actor_id}"
@@ -268,35 +371,58 @@ class QueueEntry(models.Model):
     """
 
     user = models.OneToOneField(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="queue_entry"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="queue_entry",
+        verbose_name=_("player"),
     )
-    rating = models.FloatField(help_text="the player's rating ordinal when joining")
-    joined_at = models.DateTimeField(help_text="the wait is counted from here")
-    last_seen = models.DateTimeField(help_text="the player's page last asked for the queue")
+    rating = models.FloatField(
+        help_text="the player's rating ordinal when joining", verbose_name=_("rating")
+    )
+    joined_at = models.DateTimeField(
+        help_text="the wait is counted from here", verbose_name=_("joined at")
+    )
+    last_seen = models.DateTimeField(
+        help_text="the player's page last asked for the queue", verbose_name=_("last seen")
+    )
 
     class Meta:
         indexes = [models.Index(fields=["joined_at"])]
-        verbose_name_plural = "queue entries"
+        verbose_name = _("queue entry")
+        verbose_name_plural = _("queue entries")
 
     def __str__(self) -> str:
-        return f"{self.user_id} waiting since {self.joined_at:%H:%M:%S}"
+        return _("%(user)s waiting since %(time)s") % {
+            "user": self.user_id,
+            "time": f"{self.joined_at:%H:%M:%S}",
+        }
 
 
 class QuickMatch(models.Model):
     """Four players seated by quick match: who, their ratings and how long each waited."""
 
     table = models.ForeignKey(
-        Table, null=True, on_delete=models.SET_NULL, related_name="quick_matches"
+        Table,
+        null=True,
+        on_delete=models.SET_NULL,
+        related_name="quick_matches",
+        verbose_name=_("table"),
     )
-    players = models.JSONField(help_text="user id per seat")
-    ratings = models.JSONField(help_text="rating ordinal per seat")
-    waits = models.JSONField(help_text="seconds each seat's player waited")
-    gap = models.FloatField(help_text="the rating gap accepted when they were matched")
-    created_at = models.DateTimeField(auto_now_add=True)
+    players = models.JSONField(help_text="user id per seat", verbose_name=_("players"))
+    ratings = models.JSONField(help_text="rating ordinal per seat", verbose_name=_("ratings"))
+    waits = models.JSONField(help_text="seconds each seat's player waited", verbose_name=_("waits"))
+    gap = models.FloatField(
+        help_text="the rating gap accepted when they were matched", verbose_name=_("rating gap")
+    )
+    created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
     class Meta:
         indexes = [models.Index(fields=["-created_at"])]
-        verbose_name_plural = "quick matches"
+        verbose_name = _("quick match")
+        verbose_name_plural = _("quick matches")
 
     def __str__(self) -> str:
-        return f"quick match {self.pk} (table {self.table_id})"
+        return _("quick match %(match)s (table %(table)s)") % {
+            "match": self.pk,
+            "table": self.table_id,
+        }

@@ -192,6 +192,13 @@ def schedule_grace(seat_id: int, since: str, grace_s: int) -> None:
         logger.warning("grace period of seat %s not queued: broker unreachable", seat_id)
 
 
+def schedule_next_hand(table_id: int, due: datetime) -> None:
+    try:
+        _send_task(task_names.TABLE_NEXT_HAND, (table_id,), eta=due)
+    except SEND_FAILURES:  # the sweeper starts the tables all ready past their pause
+        logger.warning("next hand of table %s not queued: broker unreachable", table_id)
+
+
 def schedule_wrap_up(hand_id: int) -> None:
     try:
         _send_task(task_names.HAND_WRAP_UP, (hand_id,))

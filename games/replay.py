@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from games import selectors
 from games.engine import HandRecord, replay, view_all
 from games.errors import ApplicationError
 from games.handstate import record_for
@@ -134,9 +135,10 @@ def replay_get(*, hand_id: int) -> dict[str, Any]:
             "id": hand.pk,
             "number": hand.number,
             "status": hand.status,
-            "table": hand.match.table.name,
+            "table": hand.match.table.display_name,
             "table_id": hand.match.table_id,
-            "match": hand.match_id,
+            "match": selectors.match_number(hand.match),  # at its table, not the site-wide id
+            "match_id": hand.match_id,
             "finished_at": None if hand.finished_at is None else hand.finished_at.isoformat(),
             "void_reason": (hand.result or {}).get("reason")
             if hand.status == Hand.Status.VOID

@@ -3,12 +3,26 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
+
+from django.conf import settings
+from django.contrib.sessions.backends.base import SessionBase
+from django.db.models import Q
 
 from accounts.models import User
 from games.engine import view_for, view_public
 from games.handstate import load_state
-from games.models import ChatLine, Hand, Seat, Table
+from games.models import (
+    ChatLine,
+    Hand,
+    HandPlayer,
+    Match,
+    QueueEntry,
+    Seat,
+    SeatConnection,
+    Table,
+)
 
 CHAT_BACKLOG = 30
 
@@ -55,6 +69,28 @@ def current_hand_get(*, table_id: int) -> Hand | None:
     )
 
 
+def match_number(match: Match) -> int:
+    """The match's number at its table: 1 for the table's first match (not the site-wide id)."""
+    return match_number_of(table_id=match.table_id, match_id=match.pk)
+
+
+def match_number_of(*, table_id: int, match_id: int) -> int:
+    return Match.objects.filter(table_id=table_id, pk__lte=match_id).count()
+
+
+def away_until(seat: Seat) -> str | None:
+    """When the grace period of an away player ends (ISO 8601); None when the player is not
+    away, or the bot already plays for them after it. A player on autopilot who goes away keeps
+    the countdown: the bot plays for them already, but they are settled as away only if still
+    gone when it ends (docs/PROTOCOL.md, "Time")."""
+    if seat.user_id is None or seat.disconnected_at is None:
+        return None
+    if seat.bot and not seat.autopilot:
+        return None
+    grace = timedelta(seconds=settings.SHENGJI_DISCONNECT_GRACE_S)
+    return (seat.disconnected_at + grace).isoformat()
+
+
 def seats_list(*, table_id: int) -> list[dict[str, Any]]:
     seats = Seat.objects.filter(table_id=table_id).select_related("user").order_by("index")
     return [
@@ -66,9 +102,17 @@ def seats_list(*, table_id: int) -> list[dict[str, Any]]:
             "connected": s.connected,
             "bot": s.bot,
             "shows_hand": s.show_hand_to_spectators,
+            "away_until": away_until(s),
+            "autopilot": s.autopilot,
+            "auto_ready": s.auto_ready,
         }
         for s in seats
     ]
+
+
+def table_match_number(table: Table) -> int | None:
+    """The number of the table's current or latest match at the table; None before any."""
+    return Match.objects.filter(table=table).count() or None
 
 
 def table_summary(table: Table) -> dict[str, Any]:
@@ -76,6 +120,7 @@ def table_summary(table: Table) -> dict[str, Any]:
         "id": table.pk,
         "name": table.name,
         "preset": table.preset,
+        "house_rules": table.house_rules,
         "ranked": table.ranked,
         "stake": table.stake,
         "min_balance": table.min_balance,
@@ -98,6 +143,8 @@ def hand_view_for(*, hand: Hand, presence: Presence) -> dict[str, Any]:
         "id": hand.pk,
         "seq": hand.seq,
         "status": hand.status,
+        "number": hand.number,
+        "match_number": match_number_of(table_id=presence.table_id, match_id=hand.match_id),
         "view": view,
         "deadline": None if hand.deadline is None else hand.deadline.isoformat(),
     }
@@ -110,6 +157,8 @@ def chat_backlog(*, table_id: int) -> list[dict[str, Any]]:
             "user": None if line.user is None else str(line.user),
             "text": line.text,
             "system": line.system,
+            "code": line.code,
+            "params": line.params,
             "at": line.created_at.isoformat(),
         }
         for line in reversed(list(lines[:CHAT_BACKLOG]))
@@ -122,7 +171,7 @@ def table_state_for(*, presence: Presence) -> dict[str, Any]:
     hand = current_hand_get(table_id=table.pk)
     return {
         "type": "state",
-        "table": table_summary(table),
+        "table": {**table_summary(table), "match_number": table_match_number(table)},
         "seats": seats_list(table_id=table.pk),
         "you": {"seat": presence.seat, "watching": presence.watching},
         "hand": None if hand is None else hand_view_for(hand=hand, presence=presence),
@@ -140,7 +189,10 @@ def presence_and_state(
 
 
 def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
-    tables = Table.objects.exclude(status=Table.Status.CLOSED).order_by("-created_at")[:limit]
+    """The listed tables, newest first: an unlisted (private) table is never here; its
+    players come by its invite link (``table_visible_to``)."""
+    listed = Table.objects.filter(unlisted=False).exclude(status=Table.Status.CLOSED)
+    tables = listed.order_by("-created_at")[:limit]
     seats: dict[int, list[dict[str, Any]]] = {}
     for seat in Seat.objects.filter(table__in=tables).select_related("user").order_by("index"):
         seats.setdefault(seat.table_id, []).append(
@@ -152,3 +204,73 @@ def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
             }
         )
     return [{**table_summary(t), "seats": seats.get(t.pk, [])} for t in tables]
+
+
+# --- private tables, and the home page's numbers ------------------------------------------------
+
+INVITES_SESSION_KEY = "table_invites"  # the invite codes this session came through
+INVITES_KEPT = 20
+
+
+def table_visible_to(table: Table, user: User, session: SessionBase | None) -> bool:
+    """Whether ``user`` may see the table (its page, its socket). A listed table: anyone. An
+    unlisted one: its creator, its seated players, staff, and a session that came through its
+    invite link (``/t/<invite_code>/``); to anyone else it does not exist (404, 4404)."""
+    if not table.unlisted:
+        return True
+    if user.is_authenticated and (
+        user.is_staff
+        or table.creator_id == user.pk
+        or Seat.objects.filter(table=table, user=user).exists()
+    ):
+        return True
+    codes = session.get(INVITES_SESSION_KEY, []) if session is not None else []
+    return bool(table.invite_code) and table.invite_code in codes
+
+
+def table_visible(*, table_id: int, user: User, session: SessionBase | None) -> bool:
+    """``table_visible_to`` by id (False when there is no such table)."""
+    table = Table.objects.filter(pk=table_id).first()
+    return table is not None and table_visible_to(table, user, session)
+
+
+def table_by_invite(*, invite_code: str) -> Table | None:
+    """The open unlisted table this invite code opens, if any."""
+    if not invite_code:
+        return None
+    tables = Table.objects.filter(unlisted=True, invite_code=invite_code)
+    return tables.exclude(status=Table.Status.CLOSED).first()
+
+
+def invite_codes_with(session_codes: list[str], invite_code: str) -> list[str]:
+    """A session's invite codes with one more (the newest ``INVITES_KEPT``)."""
+    kept = [code for code in session_codes if code != invite_code]
+    return [*kept, invite_code][-INVITES_KEPT:]
+
+
+def table_of_user(*, user: User) -> int | None:
+    """The table the user sits at, or plays a hand not yet wrapped up at (one table at a
+    time: ``services.seated_elsewhere``); None when none."""
+    if not user.is_authenticated:
+        return None
+    seat = Seat.objects.filter(user=user).exclude(table__status=Table.Status.CLOSED)
+    found = seat.values_list("table_id", flat=True).first()
+    if found is not None:
+        return found
+    unfinished = Q(hand__status=Hand.Status.PLAYING) | Q(hand__awaiting_wrap_up=True)
+    hands = HandPlayer.objects.filter(unfinished, user=user).order_by("-hand_id")
+    return hands.values_list("hand__match__table_id", flat=True).first()
+
+
+def tables_in_play_count() -> int:
+    """Tables with a hand being played now (listed or not: a count names no table)."""
+    return Table.objects.filter(status=Table.Status.PLAYING).count()
+
+
+def players_online_count() -> int:
+    """Players online: those with a live table socket at their seat (``SeatConnection``; the
+    sweep drops a socket not heard from for ``SHENGJI_CONNECTION_TIMEOUT_S``) or waiting for
+    a quick match (the queue drops a waiter whose page stops asking within a minute)."""
+    at_tables = SeatConnection.objects.filter(seat__user__isnull=False).values("seat__user_id")
+    waiting = QueueEntry.objects.values("user_id")
+    return at_tables.union(waiting).count()

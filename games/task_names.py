@@ -8,4 +8,5 @@ it by this name, so the two cannot drift apart. This module imports nothing.
 HAND_DEADLINE = "games.tasks.hand_deadline"
 HAND_WRAP_UP = "games.tasks.hand_wrap_up"
 SEAT_GRACE = "games.tasks.seat_grace"
+TABLE_NEXT_HAND = "games.tasks.table_next_hand"
 SWEEP = "games.tasks.sweep"  # sent by beat (CELERY_BEAT_SCHEDULE)

@@ -39,6 +39,12 @@ def seat_grace(seat_id: int, since: str) -> bool:
     return services.seat_takeover(seat_id=seat_id, since=since)
 
 
+@shared_task(name=task_names.TABLE_NEXT_HAND, ignore_result=True, **RETRY)
+def table_next_hand(table_id: int) -> bool:
+    """The pause after a hand is over: the next hand starts if all four are ready still."""
+    return services.table_start_due(table_id=table_id) is not None
+
+
 @shared_task(name=task_names.SWEEP, ignore_result=True)
 def sweep() -> int:
     """Catch deadlines and grace periods whose task was lost, and forget sockets a dead server
@@ -52,6 +58,8 @@ def sweep() -> int:
             services.hand_wrap_up(hand_id=hand_id)
         except Exception:  # one hand's failure must not stop the sweep of the others
             logger.exception("wrapping up hand %s failed", hand_id)
+    for table_id in services.tables_start_overdue():
+        table_next_hand.delay(table_id)
     overdue = list(services.hands_overdue().values_list("pk", "seq"))
     for hand_id, seq in overdue:
         hand_deadline.delay(hand_id, seq)

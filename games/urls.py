@@ -12,11 +12,14 @@ urlpatterns = [
     path("tables/new/", views.table_new, name="table_new"),
     path("tables/quick/join/", views.quick_join, name="quick_join"),
     path("tables/quick/leave/", views.quick_leave, name="quick_leave"),
+    path("tables/practice/", views.practice, name="practice"),
     path("tables/<int:table_id>/", views.table_page, name="table"),
     path("tables/<int:table_id>/sit/", views.seat_take, name="seat_take"),
     path("tables/<int:table_id>/leave/", views.seat_leave, name="seat_leave"),
     path("tables/<int:table_id>/ready/", views.seat_ready, name="seat_ready"),
     path("tables/<int:table_id>/bot/", views.seat_bot, name="seat_bot"),
+    # A private table's invite link: this session may see the table (games.selectors).
+    path("t/<slug:invite_code>/", views.table_invite, name="invite"),
     # Replays of hands that are over (a hand in progress is 404: nobody sees live hands).
     path("hands/<int:hand_id>/", views.replay_page, name="replay"),
     path("hands/<int:hand_id>/record.json", views.replay_record, name="replay_record"),

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -22,10 +23,10 @@ from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import matchmaking, replay, selectors, services
+from games import chat_words, matchmaking, replay, rules_words, selectors, services
 from games.errors import ApplicationError, error_messages
 from games.forms import ReadyForm, SeatForm, TableCreateForm
-from games.models import Hand, Table
+from games.models import Hand, Table, quick_match_name
 from ladder import selectors as ladder_selectors
 
 View = Callable[..., HttpResponse]
@@ -97,22 +98,36 @@ def _lobby_rows(tables: list[dict[str, Any]], viewer: dict[str, Any]) -> list[di
         empty = all(seat["user"] is None for seat in table["seats"])
         may_bot = not table["ranked"] and not playing
         may_bot = may_bot and (mine is not None or table["id"] in viewer["created"])
+        compass = _seat_words()["compass"]
         seats = [
             {
                 **seat,
+                "name": compass[seat["seat"]],
                 "free": seat["user"] is None and not seat["bot"],
                 "mine": mine is not None and mine["seat"] == seat["seat"],
             }
             for seat in table["seats"]
         ]
         extra = {"mine": mine, "playing": playing, "empty": empty, "may_bot": may_bot}
+        extra["preset_label"] = _rules_label(table)
         rows.append({**table, "seats": seats, **extra})
     return rows
 
 
-def _labels() -> dict[str, str]:
+def _rules_label(table: dict[str, Any]) -> str:
+    """A listed table's rules in players' words: its preset's name, and whether house rules
+    change it."""
+    suffix = rules_words.HOUSE_SUFFIX if table.get("house_rules") else ""
+    return rules_words.preset_label(f"{table['preset']}{suffix}")
+
+
+def _labels() -> dict[str, Any]:
     """The words the lobby's script writes, translated here (no build step, no catalogue)."""
     return {
+        "presets": dict(rules_words.preset_choices()),
+        "compass": _seat_words()["compass"],
+        "quick_match_name": quick_match_name("{name}"),
+        "house_rules": _("house rules"),
         "ranked": _("ranked"),
         "casual": _("casual"),
         "open": _("open"),
@@ -159,6 +174,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "tables": _lobby_rows(selectors.lobby_list(), viewer),
             "queue": queue,
             "form": TableCreateForm(),
+            "rules_data": rules_words.form_rules_data(),
             "labels": _labels(),
         },
     )
@@ -192,9 +208,14 @@ def table_new(request: HttpRequest) -> HttpResponse:
         except ApplicationError as error:
             form.add_error(None, f"{error.message} ({error.code})")
         else:
-            return _done(request, _("Table %(name)s created.") % {"name": table.name}, table.pk)
+            created = _("Table %(name)s created.") % {"name": table.name}
+            if table.unlisted and not _wants_json(request):  # the lobby does not list it
+                messages.success(request, created)
+                return redirect("games:table", table_id=table.pk)
+            return _done(request, created, table.pk)
     status = 400 if form.is_bound else 200
-    return render(request, "games/table_new.html", {"form": form}, status=status)
+    context = {"form": form, "rules_data": rules_words.form_rules_data()}
+    return render(request, "games/table_new.html", context, status=status)
 
 
 def _card_words() -> dict[str, Any]:
@@ -227,12 +248,13 @@ def _table_labels() -> dict[str, Any]:
     return {
         **_card_words(),
         "errors": error_messages(),
-        "system": _system_lines(),
+        "system": chat_words.system_line_patterns(),
         "bid_kinds": _bid_kinds(),
         "live": _("live"),
         "offline": _("reconnecting…"),
         "connecting": _("connecting…"),
         "no_table": _("This table no longer exists."),
+        "quick_match_name": quick_match_name("{name}"),
         "ranked": _("ranked"),
         "casual": _("casual"),
         "stake": _("stake"),
@@ -301,8 +323,6 @@ def _table_labels() -> dict[str, Any]:
         "no_trump": _("no trump"),
         "us": _("us"),
         "them": _("them"),
-        "team_02": _("seats 0 & 2"),
-        "team_13": _("seats 1 & 3"),
         "dealer": _("Dealer"),
         "attackers_points": _("Attackers' points"),
         "tricks": _("Tricks"),
@@ -330,142 +350,85 @@ def _table_labels() -> dict[str, Any]:
         "player": _("Player"),
         "table_points": _("Table points"),
         "title_points": _("Title points"),
+        **_seat_words(),
+        **_first_contact_words(),
     }
 
 
-def _system_lines() -> dict[str, str]:
-    """The table's system lines (games/services/ writes them in English), by kind: table.js knows
-    each kind's English pattern and shows the line in these words; {0} {1} … are its parts."""
+def _seat_words() -> dict[str, Any]:
+    """Seats by compass (seat 0 East, play goes East → South → West → North, docs/RULES-
+    DECISIONS.md) and relative to the viewer (下家 sits on your right, play goes that way)."""
     return {
-        "sits": _("{0} sits at seat {1}"),
-        "leaves": _("{0} leaves seat {1}"),
-        "bot_sits": _("a bot sits at seat {0}"),
-        "hand_starts": _("hand {0} of match {1} starts"),
-        "bids": _("seat {0} bids {1}"),
-        "throw_forced": _("seat {0}'s throw {1} fails: {2} is played instead"),
-        "throw_back": _("seat {0}'s throw fails and is taken back"),
-        "result": _("hand {0}: attackers {1} points, {2} +{3}"),
-        "escaped": _("hand {0}: seat {1} escaped"),
-        "bot_plays": _("the bot plays seat {0} for {1}"),
-        "back": _("{0} is back at seat {1}"),
-        "closed": _("the table was closed by an admin"),
-        "removed": _("an admin removed the player at seat {0}"),
-        "practice": _("a practice hand: a bot is seated, no points or ratings move"),
-        "away_freed": _("{0} is away: seat {1} is free"),
-        "stands_short": _("{0} stands up: this table needs {1} table points"),
+        "compass": chat_words.seat_compass(),
+        # Translators: a seat named inside a sentence; {compass} is East, South… ("南家").
+        "seat_called": pgettext("a seat in a sentence", "{compass}"),
+        "relative": [
+            pgettext("relative seat: the viewer", "you"),
+            pgettext("relative seat: 下家, the next to play", "right"),
+            pgettext("relative seat: 对家, the partner", "partner"),
+            pgettext("relative seat: 上家, the one who played before you", "left"),
+        ],
+        "bot_at": _("bot ({seat})"),
+        "team_02": _("East–West"),
+        "team_13": _("South–North"),
     }
 
 
-def _option_words() -> dict[str, dict[str, str]]:
-    """Each rule option's values in words players use (RULES.md §4–§7), for the rules card."""
+def _first_contact_words() -> dict[str, Any]:
+    """Levels as players say them (打5), per-table numbering, away, autopilot, hint, sound."""
     return {
-        "bidding": {
-            "strength": _("a stronger showing overturns: level card < level pair < joker pairs"),
-            "count": _("more level cards of another suit overcall; a joker pair means no trump"),
-            "reinforce": _("the first level card names trump; a pair protects or overturns it"),
-        },
-        "first_hand_dealer": {
-            "bidder": _("the player whose bid stands"),
-            "first_bidder": _("the first player to bid"),
-        },
-        "no_bid": {
-            "redeal": _("deal again"),
-            "flip_kitty": _("turn the kitty over"),
-            "no_trump": _("play with no trump"),
-        },
-        "failed_throw": {
-            "force_smallest": _("one failing part is played, the rest goes back to the hand"),
-            "reject": _("refused: the leader leads again"),
-        },
-        "forced_part": {
-            "by_kind": _("the lowest failing single, else pair, else tractor"),
-            "lowest": _("the failing part holding the lowest card"),
-        },
-        "flip_rule": {
-            "first_card": _("the first level card names trump; a joker first means no trump"),
-            "as_bids": _("the eight cards are read as bids: the strongest names trump"),
-        },
-        "kitty_multiplier": {
-            "lead_shape": _("by the last lead: 2, a pair 4, a tractor 2 × 2^length"),
-            "winner_shape": _("by the winning play: 2, a pair 4, a tractor 8"),
-            "pairs": _(
-                "by the winning play: 2; two pairs 4; three pairs 6; a tractor 2 × 2^length"
-            ),
-        },
-        "past_ace": {
-            "match_end": _("the side that passes A wins the match"),
-            "wrap": _("the side starts again at 2"),
-        },
-        "level_source": {
-            "team": _("the dealer side's level"),
-            "random": _("drawn at random every hand"),
-        },
-        "settlement": {
-            "ratio": _("stake × level ratio, plus stake × levels gained"),
-            "levels": _("stake × levels gained"),
-            "table": _("fixed amounts by the attackers' points"),
-            "stake_steps": _("stake steps by levels gained, and fees"),
-        },
-        "escape_penalty": {
-            "triple": _("the escaper pays three one-level losses"),
-            "fixed_40": _("the escaper pays 40"),
-            "nine_stakes": _("the escaper pays 9 stakes to the other three"),
-            "none": _("nobody pays"),
-        },
+        # Translators: the level a side plays at, 打5 ("level 5"); {rank} is 2…10, J, Q, K, A.
+        "plays_level": _("level {rank}"),
+        "hand_level": _("This hand's level card: {rank}"),
+        "match_hand": _("Match {match} · hand {hand}"),
+        "match_only": _("Match {match}"),
+        "away_mark": pgettext("seat badge: the player lost the connection", "away"),
+        "away_countdown": _("bot in {n}s"),
+        "autopilot_badge": pgettext("seat badge", "autopilot"),
+        "autopilot": _("Autopilot"),
+        "autopilot_stop": _("Stop autopilot"),
+        "autopilot_title": _(
+            "Let the bot play for you; you still watch. Acting yourself stops it."
+        ),
+        "autopilot_on_note": _("Autopilot is on: the bot plays for you."),
+        "auto_ready": _("Auto-ready"),
+        "auto_ready_title": _(
+            "Ready for the next hand of this match by itself. Turn it off to stand up "
+            "between hands."
+        ),
+        "hint": _("Hint"),
+        "hint_title": _("Pick a suggested play (the basic bot, from your own cards)."),
+        "hint_none": _("No suggestion right now."),
+        "hint_bid": _("Hint: bid {cards}."),
+        "sound": _("Sound on your turn"),
+        "escape_confirm_cost": _(
+            "Leave this hand now? It counts as an escape: you pay {cost} table points."
+        ),
+        "escape_confirm_free": _(
+            "Leave this hand now? It counts as an escape and the hand stops; under these "
+            "rules nobody pays."
+        ),
     }
-
-
-def _option_labels() -> dict[str, str]:
-    return {
-        "bidding": _("Bidding"),
-        "first_hand_dealer": _("First hand's dealer"),
-        "no_bid": _("Nobody bids"),
-        "failed_throw": _("Failed throw"),
-        # Translators: which part of a failed throw (甩牌) the leader must play.
-        "forced_part": _("Part played"),
-        # Translators: how the kitty turned over (when nobody bids) names the trump.
-        "flip_rule": _("Kitty turned over"),
-        "kitty_multiplier": _("Kitty multiplier"),
-        "past_ace": _("Past A"),
-        "level_source": _("Level of the hand"),
-        "settlement": _("Settlement"),
-        "escape_penalty": _("Escape"),
-    }
-
-
-def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
-    """``no_bid``, with seed 000's different first hand (``no_bid_first_hand``) when it is."""
-    first, later = options["no_bid_first_hand"], options["no_bid"]
-    if first == later:
-        return words[later]
-    return _("first hand: {first}; later hands: {later}").format(
-        first=words[first], later=words[later]
-    )
-
-
-def _rules_card(rules: dict[str, Any]) -> dict[str, Any]:
-    """The rules card (templates/games/_rules_card.html) of a rule set's ``to_dict()``: one
-    row per option, its value in words (a stored hand's rules or a table's preset)."""
-    options = rules["options"]
-    words = _option_words()
-    rows = []
-    for option, label in _option_labels().items():
-        value = options[option]
-        if option == "no_bid":
-            text = _no_bid_words(options, words["no_bid"])
-        else:
-            text = words[option][value]
-        rows.append({"option": option, "value": value, "label": label, "text": text})
-    return {"name": rules["name"], "rows": rows}
 
 
 def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
     rules = table.rules()
+    options = rules.to_dict()["options"]
+    escape_cost, escape_text = rules_words.escape_words(options, table.stake)
     user = request.user
     return {
         "id": table.pk,
         "socket": f"/ws/table/{table.pk}/",
         "bidding": rules.bidding,
+        "rules": {
+            "name": rules_words.preset_label(rules.name),
+            "escape_cost": escape_cost,
+            "escape_text": escape_text,
+            "practice_text": _(
+                "A practice hand (a bot is seated): leaving costs nothing and moves no points."
+            ),
+        },
+        "grace_s": settings.SHENGJI_DISCONNECT_GRACE_S,
         "timing": {
             "play_s": table.play_seconds,
             "bury_s": table.bury_seconds,
@@ -491,23 +454,21 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
 def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     """The live table: the page holds the words and settings; table.js plays over the socket."""
     table = Table.objects.filter(pk=table_id).first()
-    if table is None:
+    if table is None or not selectors.table_visible_to(table, request.user, request.session):  # type: ignore[arg-type]
         raise Http404("no such table")
+    seats = selectors.seats_list(table_id=table.pk)
     return render(
         request,
         "games/table.html",
         {
+            "invite": _invite_for(request, table),
             "table": selectors.table_summary(table),
-            "seats": selectors.seats_list(table_id=table.pk),
+            "seats": seats,
+            "practice": any(s["bot"] and s["user"] is None for s in seats),
             "labels": _table_labels(),
             "config": _table_config(request, table),
-            "rules_card": _rules_card(table.rules().to_dict()),
-            "points_needed": services.points_needed_for(
-                preset_name=table.preset,
-                stake=table.stake,
-                min_balance=table.min_balance,
-                house_rules=table.house_rules,
-            ),
+            "rules_card": rules_words.rules_card(table.rules().to_dict(), stake=table.stake),
+            "points_needed": services.points_needed_here(table),
         },
     )
 
@@ -581,7 +542,7 @@ def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
             "players": data["players"],
             "replay": data,
             "labels": _replay_labels(),
-            "rules_card": _rules_card(data["rules"]),
+            "rules_card": rules_words.rules_card(data["rules"]),
             "record_url": reverse("games:replay_record", kwargs={"hand_id": hand.pk}),
         },
     )
@@ -616,6 +577,7 @@ def hand_ledger(request: HttpRequest, hand_id: int) -> JsonResponse:
 
 @lobby_action
 def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
+    _require_visible(request, table_id)
     form = SeatForm(request.POST)
     if not form.is_valid():
         raise _form_error(form)
@@ -681,3 +643,58 @@ def quick_join(request: HttpRequest) -> HttpResponse:
 def quick_leave(request: HttpRequest) -> HttpResponse:
     matchmaking.queue_leave(user=request.user)  # type: ignore[arg-type]
     return _done(request, _("You left the queue."))
+
+
+# --- one click to play, private tables (issue 16) ---------------------------------------------
+
+PRACTICE_BOTS = 3  # a table with three bots seated is practice for its one human
+
+
+@lobby_action
+def practice(request: HttpRequest) -> HttpResponse:
+    """和电脑练习: one POST seats the player with three bots at a private table and starts a
+    hand (``services.practice_start``). One already seated somewhere goes back to that table."""
+    user = request.user
+    try:
+        table = services.practice_start(user=user)  # type: ignore[arg-type]
+    except ApplicationError as error:
+        seated_at = selectors.table_of_user(user=user)  # type: ignore[arg-type]
+        if error.code != "seated_elsewhere" or seated_at is None:
+            raise
+        messages.info(request, _("You are already seated at a table: here it is."))
+        return redirect("games:table", table_id=seated_at)
+    return redirect("games:table", table_id=table.pk)
+
+
+@never_cache
+@require_GET
+def table_invite(request: HttpRequest, invite_code: str) -> HttpResponse:
+    """An invite link (``/t/<code>/``): this session may now see the private table; on to it."""
+    table = selectors.table_by_invite(invite_code=invite_code)
+    if table is None:
+        raise Http404("no such invite")
+    codes = request.session.get(selectors.INVITES_SESSION_KEY)
+    codes = codes if isinstance(codes, list) else []
+    request.session[selectors.INVITES_SESSION_KEY] = selectors.invite_codes_with(codes, invite_code)
+    return redirect("games:table", table_id=table.pk)
+
+
+def _invite_for(request: HttpRequest, table: Table) -> dict[str, Any] | None:
+    """A private table's invite link, for those who may see the table (its page)."""
+    if not table.unlisted or not table.invite_code or _practice_table(table):
+        return None
+    path = reverse("games:invite", kwargs={"invite_code": table.invite_code})
+    mine = request.user.is_authenticated and table.creator_id == request.user.pk
+    return {"url": request.build_absolute_uri(path), "mine": mine}
+
+
+def _practice_table(table: Table) -> bool:
+    """Bots hold three seats: nobody else can sit, so the invite link would be noise."""
+    return table.seats.filter(bot=True, user=None).count() >= PRACTICE_BOTS
+
+
+def _require_visible(request: HttpRequest, table_id: int) -> None:
+    """A private table is ``not_found`` to whoever may not see it (``table_visible``)."""
+    user, session = request.user, request.session
+    if not selectors.table_visible(table_id=table_id, user=user, session=session):  # type: ignore[arg-type]
+        raise ApplicationError("not_found")

@@ -11,6 +11,8 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
@@ -19,9 +21,12 @@ from shengji_site.admin_readonly import ReadOnlyAdmin
 
 
 class AdjustForm(forms.Form):
-    account = forms.ChoiceField(choices=LedgerEntry.Account.choices)
-    amount = forms.IntegerField(help_text="positive adds, negative takes away; never below 0")
-    reason = forms.CharField(max_length=200)
+    account = forms.ChoiceField(label=gettext_lazy("Account"), choices=LedgerEntry.Account.choices)
+    amount = forms.IntegerField(
+        label=gettext_lazy("Amount"),
+        help_text=gettext_lazy("positive adds, negative takes away; never below 0"),
+    )
+    reason = forms.CharField(label=gettext_lazy("Reason"), max_length=200)
 
 
 @admin.register(LadderProfile)
@@ -37,18 +42,20 @@ class LadderProfileAdmin(ReadOnlyAdmin):
     def get_fields(self, request: HttpRequest, obj: object = None) -> list[str]:  # type: ignore[override]
         return ["adjust_link", "relief_grants", *[f.name for f in LadderProfile._meta.fields]]
 
-    @admin.display(description="daily relief grants")
+    @admin.display(description=gettext_lazy("daily relief grants"))
     def relief_grants(self, obj: LadderProfile) -> str:
         """How often the player had the daily relief grant, linked to those ledger rows."""
         count = LedgerEntry.objects.filter(user_id=obj.user_id, kind=LedgerEntry.Kind.RELIEF)
         url = reverse("admin:ladder_ledgerentry_changelist")
         query = f"?user__id__exact={obj.user_id}&kind__exact=relief"
-        return format_html('<a href="{}{}">{} relief grant(s)</a>', url, query, count.count())
+        label = _("%(n)s relief grant(s)") % {"n": count.count()}
+        return format_html('<a href="{}{}">{}</a>', url, query, label)
 
-    @admin.display(description="points")
+    @admin.display(description=gettext_lazy("adjustment"))
     def adjust_link(self, obj: LadderProfile) -> str:
         url = reverse("admin:ladder_ladderprofile_adjust", args=[obj.pk])
-        return format_html('<a class="button" href="{}">Adjust points (with a reason)</a>', url)
+        label = _("Adjust points (with a reason)")
+        return format_html('<a class="button" href="{}">{}</a>', url, label)
 
     def get_urls(self) -> list[URLPattern]:
         extra = [
@@ -75,14 +82,12 @@ class LadderProfileAdmin(ReadOnlyAdmin):
                     by=request.user,  # type: ignore[arg-type]
                 )
             except ApplicationError as error:
-                form.add_error(None, f"{error.code}: {error.message}")
-            else:
-                self.message_user(
-                    request,
-                    f"{profile.user}: {entry.amount:+d} {entry.account} points "
-                    f"(now {entry.balance_after}).",
-                    messages.SUCCESS,
+                form.add_error(
+                    None,
+                    _("%(message)s (%(code)s)") % {"code": error.code, "message": error.message},
                 )
+            else:
+                self.message_user(request, _adjusted_message(profile, entry), messages.SUCCESS)
                 return HttpResponseRedirect(
                     reverse("admin:ladder_ladderprofile_change", args=[profile.pk])
                 )
@@ -91,12 +96,21 @@ class LadderProfileAdmin(ReadOnlyAdmin):
             "ladder/admin_adjust.html",
             {
                 **self.admin_site.each_context(request),
-                "title": f"Adjust the points of {profile.user}",
+                "title": _("Adjust the points of %(player)s") % {"player": profile.user},
                 "profile": profile,
                 "form": form,
                 "opts": self.model._meta,
             },
         )
+
+
+def _adjusted_message(profile: LadderProfile, entry: LedgerEntry) -> str:
+    return _("%(player)s: %(amount)s %(account)s (now %(balance)s).") % {
+        "player": profile.user,
+        "amount": f"{entry.amount:+d}",
+        "account": entry.get_account_display(),
+        "balance": entry.balance_after,
+    }
 
 
 @admin.register(LedgerEntry)

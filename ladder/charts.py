@@ -19,6 +19,8 @@ class LineChart:
     last_at: datetime
     last_value: float
     count: int
+    last_x: float  # the last point, marked with a dot (a history of one point draws no line)
+    last_y: float
 
 
 def line_chart(
@@ -34,6 +36,7 @@ def line_chart(
     inner_w, inner_h = width - 2 * pad, height - 2 * pad
     last = len(values) - 1
     coords = []
+    x = y = 0.0
     for index, value in enumerate(values):
         x = pad + (inner_w * index / last if last else inner_w / 2)
         y = pad + inner_h * (1 - (value - low) / span) if high > low else height / 2
@@ -48,4 +51,6 @@ def line_chart(
         last_at=history[-1].at,
         last_value=values[-1],
         count=len(values),
+        last_x=round(x, 1),
+        last_y=round(y, 1),
     )

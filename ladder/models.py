@@ -26,24 +26,29 @@ class LadderProfile(models.Model):
         on_delete=models.PROTECT,
         primary_key=True,
         related_name="ladder",
+        verbose_name=_("player"),
     )
     balance = models.BigIntegerField(_("table points"), default=0)
     title_points = models.IntegerField(_("title points"), default=0)
-    rating_mu = models.FloatField(default=MODEL.mu)
-    rating_sigma = models.FloatField(default=MODEL.sigma)
+    rating_mu = models.FloatField(default=MODEL.mu, verbose_name=_("rating μ"))
+    rating_sigma = models.FloatField(default=MODEL.sigma, verbose_name=_("rating σ"))
     rating_ordinal = models.FloatField(_("skill rating"), default=MODEL.mu - 3 * MODEL.sigma)
-    rating_provisional = models.BooleanField(default=True)
-    rated_hands = models.PositiveIntegerField(default=0)
-    hands_played = models.PositiveIntegerField(default=0)
-    hands_won = models.PositiveIntegerField(default=0)
-    escapes = models.PositiveIntegerField(default=0)
-    last_played_at = models.DateTimeField(null=True, blank=True)
+    rating_provisional = models.BooleanField(default=True, verbose_name=_("provisional rating"))
+    rated_hands = models.PositiveIntegerField(default=0, verbose_name=_("rated hands"))
+    hands_played = models.PositiveIntegerField(default=0, verbose_name=_("hands played"))
+    hands_won = models.PositiveIntegerField(default=0, verbose_name=_("hands won"))
+    escapes = models.PositiveIntegerField(default=0, verbose_name=_("escapes"))
+    last_played_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last played at"))
     listed = models.BooleanField(
-        default=True, help_text="shown on the leaderboards (off while the user is banned)"
+        default=True,
+        help_text="shown on the leaderboards (off while the user is banned)",
+        verbose_name=_("listed"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
+        verbose_name = _("ladder profile")
+        verbose_name_plural = _("ladder profiles")
         constraints = [
             models.CheckConstraint(condition=Q(balance__gte=0), name="ladder_balance_not_negative"),
             models.CheckConstraint(
@@ -68,7 +73,7 @@ class LadderProfile(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"ladder of {self.user}"
+        return _("ladder of %(player)s") % {"player": self.user}
 
     @property
     def title(self) -> Title:
@@ -120,6 +125,7 @@ class LedgerEntry(models.Model):
         on_delete=models.PROTECT,
         related_name="ledger_entries",
         help_text="empty: the house",
+        verbose_name=_("player"),
     )
     hand = models.ForeignKey(
         "games.Hand",
@@ -127,23 +133,26 @@ class LedgerEntry(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="ledger_entries",
+        verbose_name=_("hand"),
     )
-    kind = models.CharField(max_length=24, choices=Kind.choices)
-    account = models.CharField(max_length=8, choices=Account.choices)
-    amount = models.BigIntegerField()
-    balance_after = models.BigIntegerField(null=True, blank=True)
-    reason = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=24, choices=Kind.choices, verbose_name=_("kind"))
+    account = models.CharField(max_length=8, choices=Account.choices, verbose_name=_("account"))
+    amount = models.BigIntegerField(verbose_name=_("amount"))
+    balance_after = models.BigIntegerField(null=True, blank=True, verbose_name=_("balance after"))
+    reason = models.CharField(max_length=200, blank=True, verbose_name=_("reason"))
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
+        verbose_name=_("staff member"),
     )
-    created_at = models.DateTimeField(default=timezone.now)
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
-        verbose_name_plural = "ledger entries"
+        verbose_name = _("ledger entry")
+        verbose_name_plural = _("ledger entries")
         constraints = [
             models.UniqueConstraint(
                 fields=["hand", "user", "kind"], name="ledger_unique_hand_user_kind"
@@ -184,8 +193,12 @@ class LedgerEntry(models.Model):
         indexes = [models.Index(fields=["user", "account", "id"], name="ledger_user_history")]
 
     def __str__(self) -> str:
-        who = self.user_id or "house"
-        return f"{who} {self.kind} {self.amount:+d} (hand {self.hand_id})"
+        return _("%(player)s %(kind)s %(amount)s (hand %(hand)s)") % {
+            "player": self.user_id or _("house"),
+            "kind": self.get_kind_display(),
+            "amount": f"{self.amount:+d}",
+            "hand": self.hand_id or "—",
+        }
 
 
 class HandSettlement(models.Model):
@@ -193,39 +206,64 @@ class HandSettlement(models.Model):
     it was practice (a bot seated at its start: no ledger rows, no rating changes)."""
 
     hand = models.OneToOneField(
-        "games.Hand", on_delete=models.PROTECT, primary_key=True, related_name="settlement"
+        "games.Hand",
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="settlement",
+        verbose_name=_("hand"),
     )
-    outcome = models.JSONField()
-    ranked = models.BooleanField(help_text="title points and ratings moved (a ranked table)")
+    outcome = models.JSONField(verbose_name=_("outcome"))
+    ranked = models.BooleanField(
+        help_text="title points and ratings moved (a ranked table)", verbose_name=_("ranked")
+    )
     practice = models.BooleanField(
         default=False,
         help_text="a bot sat at the hand's start: nothing moved for anyone (docs/LADDER.md)",
+        verbose_name=_("practice"),
     )
-    settled_at = models.DateTimeField(default=timezone.now)
+    settled_at = models.DateTimeField(default=timezone.now, verbose_name=_("settled at"))
+
+    class Meta:
+        verbose_name = _("hand settlement")
+        verbose_name_plural = _("hand settlements")
 
     def __str__(self) -> str:
-        return f"settlement of hand {self.hand_id}"
+        return _("settlement of hand %(hand)s") % {"hand": self.hand_id}
 
 
 class RatingChange(models.Model):
     """A user's rating before and after one hand (the history the profile chart draws)."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="rating_changes"
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        verbose_name=_("player"),
     )
-    hand = models.ForeignKey("games.Hand", on_delete=models.PROTECT, related_name="rating_changes")
-    mu_before = models.FloatField()
-    sigma_before = models.FloatField()
-    mu_after = models.FloatField()
-    sigma_after = models.FloatField()
-    ordinal_after = models.FloatField()
-    created_at = models.DateTimeField(default=timezone.now)
+    hand = models.ForeignKey(
+        "games.Hand",
+        on_delete=models.PROTECT,
+        related_name="rating_changes",
+        verbose_name=_("hand"),
+    )
+    mu_before = models.FloatField(verbose_name=_("μ before"))
+    sigma_before = models.FloatField(verbose_name=_("σ before"))
+    mu_after = models.FloatField(verbose_name=_("μ after"))
+    sigma_after = models.FloatField(verbose_name=_("σ after"))
+    ordinal_after = models.FloatField(verbose_name=_("rating after"))
+    created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["hand", "user"], name="rating_change_unique_hand_user")
         ]
         indexes = [models.Index(fields=["user", "id"], name="rating_change_user_history")]
+        verbose_name = _("rating change")
+        verbose_name_plural = _("rating changes")
 
     def __str__(self) -> str:
-        return f"{self.user_id} rating after hand {self.hand_id}: {self.ordinal_after:.2f}"
+        return _("%(player)s: rating %(rating)s after hand %(hand)s") % {
+            "player": self.user_id,
+            "rating": f"{self.ordinal_after:.2f}",
+            "hand": self.hand_id,
+        }

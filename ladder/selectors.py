@@ -26,6 +26,7 @@ from ladder.settlement import (
     HOUSE_KINDS,
     SHORTFALL,
     FeeSchedule,
+    escape_charge_range,
     max_hand_loss,
     rule_options,
     ruleset_name,
@@ -63,6 +64,15 @@ def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: 
         fees=fees,
     )
     return max(most, min_balance)
+
+
+def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
+    """(least, most) table points an escaper (or a player away at the hand's end) pays at a
+    table of these rules and stake, under the fees in force (RULES.md §7)."""
+    options = rule_options(ruleset)
+    return escape_charge_range(
+        str(options["settlement"]), str(options["escape_penalty"]), stake, fee_schedule()
+    )
 
 
 def player_balance(*, user: User) -> int:
@@ -311,7 +321,7 @@ def player_hands(*, user: User, limit: int = 20, offset: int = 0) -> list[HandRo
         rows.append(
             HandRow(
                 hand_id=hand.pk,
-                table_name=hand.match.table.name,
+                table_name=hand.match.table.display_name,
                 preset=ruleset_name(hand.ruleset or {}, hand.match.table.preset),
                 seat=seat.seat,
                 status=hand.status,

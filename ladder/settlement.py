@@ -420,6 +420,18 @@ def escape_charge(settlement: str, escape_penalty: str, stake: int, fees: FeeSch
     return 0
 
 
+def escape_charge_range(
+    settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule
+) -> tuple[int, int]:
+    """(least, most) an escaper pays under `escape_penalty` at this stake: `triple` under `ratio`
+    depends on the levels held (ratio 100 % at 2–3 up to 220 % at A); the others are fixed."""
+    if escape_penalty == "triple" and settlement == "ratio":
+        least = 3 * (percent_of(stake, min(RATIO_PERCENT.values())) + stake)
+        return least, escape_charge(settlement, escape_penalty, stake, fees)
+    charge = escape_charge(settlement, escape_penalty, stake, fees)
+    return charge, charge
+
+
 def max_hand_loss(
     *, settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule | None = None
 ) -> int:

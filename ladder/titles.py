@@ -4,13 +4,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.utils.translation import pgettext_lazy
+
 
 @dataclass(frozen=True)
 class Title:
     code: str
-    name: str  # the seed's own name, shown as is
+    name: str  # the seed's own name: the key stored and given by the API, never shown as is
     english: str
     min_points: int
+
+    @property
+    def label(self) -> str:
+        """The title as the reader's language writes it: 菜鸟 in 简体, 菜鳥 in 繁體, Rookie."""
+        return str(LABELS[self.code])
 
 
 TITLES: tuple[Title, ...] = (
@@ -28,6 +35,25 @@ TITLES: tuple[Title, ...] = (
     Title("dingji", "頂級", "Top", 820),
     Title("chaoji", "超級", "Super", 1000),
 )
+
+
+# msgctxt "title": the msgids are the English names; zh_Hans and zh_Hant write them in their
+# own script (the seed writes Traditional).
+LABELS = {
+    "cainiao": pgettext_lazy("title", "Rookie"),
+    "pingfan": pgettext_lazy("title", "Ordinary"),
+    "nuli": pgettext_lazy("title", "Diligent"),
+    "pinming": pgettext_lazy("title", "Relentless"),
+    "xingyun": pgettext_lazy("title", "Lucky"),
+    "yongshi": pgettext_lazy("title", "Warrior"),
+    "gaoshou": pgettext_lazy("title", "Expert"),
+    "qiangzhe": pgettext_lazy("title", "Strong"),
+    "wangpai": pgettext_lazy("title", "Ace"),
+    "chaoren": pgettext_lazy("title", "Superhuman"),
+    "gaoji": pgettext_lazy("title", "Senior"),
+    "dingji": pgettext_lazy("title", "Top"),
+    "chaoji": pgettext_lazy("title", "Super"),
+}
 
 
 def title_for(points: int) -> Title:

@@ -299,6 +299,28 @@ def card_tokens(text: str) -> list[str]:
     return CARD_TOKEN.findall(text)
 
 
+def _chat_lines(frame: dict[str, Any]) -> list[dict[str, Any]]:
+    """The chat lines of a frame that carry parameters: a ``chat`` frame's, a state's backlog."""
+    found = frame.get("chat") if frame.get("type") == "state" else [frame.get("line")]
+    lines = found if isinstance(found, list) else []
+    return [
+        line for line in lines if isinstance(line, dict) and isinstance(line.get("params"), list)
+    ]
+
+
+def _line_event(code: Any, params: list[Any]) -> tuple[Any, ...] | None:
+    """The public event a system line's code and parameters record, if it shows cards."""
+    try:
+        if code == "bids":
+            return ("bid", int(params[0]), _key_of(str(params[1])))
+        if code == "throw_forced":
+            seat, attempted, played = params[0], str(params[1]), str(params[2])
+            return ("throw", int(seat), _key_of(attempted), _key_of(played))
+    except (IndexError, TypeError, ValueError):
+        return None
+    return None
+
+
 def cards_of(tokens: Iterable[str]) -> Counter[int]:
     return Counter(int(card) for card in parse_cards(" ".join(tokens)))
 
@@ -325,6 +347,8 @@ PLAYED_FIELDS = {"point_cards.attackers", "point_cards.defenders"}
 HAND_FIELD = "hand"
 VIEW_ROOTS = {"view": "view.", "state": "hand.view."}
 CHAT_FIELDS = {"state": "chat[].text", "chat": "line.text"}
+# A system line's parts (its code's parameters; docs/PROTOCOL.md "System lines").
+CHAT_PARAMS = {"state": "chat[].params[]", "chat": "line.params[]"}
 MESSAGE_FIELDS = {"error": "message", "check": "message"}
 
 
@@ -344,6 +368,7 @@ class Checker:
     def __init__(self, truths: Iterable[HandTruth]) -> None:
         self.truths = {t.hand_id: t for t in truths}
         self.seeds = {t.seed for t in self.truths.values() if t.seed is not None}
+        self._lines: dict[int, dict[str, Any]] = {}  # the frame's chat lines by their params
 
     def check(self, receiver: Receiver) -> Report:
         report = Report()
@@ -388,6 +413,7 @@ class Checker:
         self, receiver: Receiver, index: int, frame: dict[str, Any], context: Key | None
     ) -> tuple[int, list[Leak]]:
         leaks = self._forbidden(receiver.name, index, frame)
+        self._lines = {id(line["params"]): line for line in _chat_lines(frame)}
         own = frame_key(frame)
         if own is not None and not self._played(own):
             leaks.append(Leak(receiver.name, index, "hand", f"a hand or seq never played: {own}"))
@@ -422,6 +448,8 @@ class Checker:
             return self._view_field(spot, path[len(root) :], self.truths[own[0]], own[1])
         if path == CHAT_FIELDS.get(spot.kind):
             return self._chat_line(spot)
+        if path == CHAT_PARAMS.get(spot.kind):
+            return self._chat_params(spot)
         if path == MESSAGE_FIELDS.get(spot.kind):
             return self._message(spot, context)
         return spot.leak("cards in a field that is not known to carry cards")
@@ -459,6 +487,22 @@ class Checker:
         elif match := THROW_LINE.match(text):
             event = ("throw", int(match[1]), _key_of(match[2]), _key_of(match[3]))
         else:
+            return spot.leak("cards in a system line of an unknown kind")
+        truth = self._chat_hand(line.get("at"))
+        if truth is None or event not in truth.events:
+            return spot.leak("a system line about no public event of its hand")
+        return []
+
+    def _chat_params(self, spot: Spot) -> list[Leak]:
+        """A system line's parameters may show cards as its text may: only the record of a
+        public event of its hand (a bid, a throw that failed and was forced)."""
+        line = self._lines.get(id(spot.leaf.parent))
+        if line is None:
+            return spot.leak("cards in a field that is not known to carry cards")
+        if not line.get("system"):
+            return []
+        event = _line_event(line.get("code"), line["params"])
+        if event is None:
             return spot.leak("cards in a system line of an unknown kind")
         truth = self._chat_hand(line.get("at"))
         if truth is None or event not in truth.events:

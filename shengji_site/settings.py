@@ -277,6 +277,8 @@ LADDER_PAGE_SIZE = 50
 # Live tables (games/services/)
 SHENGJI_BOT_DELAY_MS = int(os.environ.get("SHENGJI_BOT_DELAY_MS") or 800)
 SHENGJI_DISCONNECT_GRACE_S = int(os.environ.get("SHENGJI_DISCONNECT_GRACE_S") or 30)
+# Auto-ready's next hand starts this long after the last one ended: time to see the result.
+SHENGJI_NEXT_HAND_PAUSE_S = float(os.environ.get("SHENGJI_NEXT_HAND_PAUSE_S") or 5)
 SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)
 SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
 # How often each server process checks that Redis still holds its channel groups

@@ -7,11 +7,13 @@ action is already in the database.
 This is the package's face: callers import from here (``from games import services``). One
 module per concern; the imports between them go one way, down this list, never up:
 
-    hands        acting in a hand                      → wrap_up, _moves, _common
+    hands        acting in a hand, the hint            → wrap_up, autopilot, _moves, _common
     deadlines    what a deadline task does             → wrap_up, _moves, _common
     wrap_up      settling an ended hand                → start, _moves, _common
+    practice     one click to practise against bots    → tables, _common
     tables       tables and seats                      → start, _common
-    start        starting a hand                       → _moves, _common
+    start        starting a hand, after the pause      → _moves, _common
+    autopilot    托管: the bot plays for a present player → _moves, _common
     connections  sockets, grace periods, takeovers, the end of a user's sessions
                                                        → _moves, _common
     moderation   an admin closes a table, frees a seat → _moves, _common
@@ -25,6 +27,7 @@ tests/foundation/test_import_graph.py fails on any circle.
 
 from games.errors import ApplicationError
 from games.services._common import MAX_STAKE, bot_delay, current_hand, db_now
+from games.services.autopilot import seat_autopilot
 from games.services.chat import chat_post, system_line
 from games.services.connections import (
     ACCOUNT_SUSPENDED,
@@ -47,11 +50,16 @@ from games.services.hands import (
     hand_leave,
     playing_hand_id,
     table_act,
+    table_hint,
 )
 from games.services.moderation import seat_remove, table_close
+from games.services.practice import practice_start
+from games.services.start import table_start_due, tables_start_overdue
 from games.services.tables import (
     points_needed_for,
+    points_needed_here,
     ranked_table_open,
+    seat_auto_ready,
     seat_fill_bot,
     seat_leave,
     seat_ready,
@@ -86,7 +94,11 @@ __all__ = [
     "hands_overdue",
     "playing_hand_id",
     "points_needed_for",
+    "points_needed_here",
+    "practice_start",
     "ranked_table_open",
+    "seat_auto_ready",
+    "seat_autopilot",
     "seat_connected",
     "seat_disconnected",
     "seat_fill_bot",
@@ -104,6 +116,9 @@ __all__ = [
     "table_act",
     "table_close",
     "table_create",
+    "table_hint",
+    "table_start_due",
+    "tables_start_overdue",
     "user_balance",
     "user_seats_vacate",
 ]

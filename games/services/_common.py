@@ -3,6 +3,7 @@ few seat and table writes that several concerns make. Imports no other module of
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -20,6 +21,49 @@ DRAWS = 100
 DRAW_BATCH = 5  # draws applied per deadline during the deal: a frame every 5 cards
 CHAT_MAX = 200
 MAX_STAKE = 100_000
+
+# The English of each system line (``ChatLine.text``, a fallback: a reader's client shows the
+# line by its ``code`` and ``params`` in its own words; docs/PROTOCOL.md "System lines").
+SYSTEM_LINES = {
+    "sits": "{0} sits at seat {1}",
+    "leaves": "{0} leaves seat {1}",
+    "bot_sits": "a bot sits at seat {0}",
+    "hand_starts": "hand {0} of match {1} starts",
+    "bids": "seat {0} bids {1}",
+    "throw_forced": "seat {0}'s throw {1} fails: {2} is played instead",
+    "throw_back": "seat {0}'s throw fails and is taken back",
+    "result": "hand {0}: attackers {1} points, {2} +{3}",
+    "escaped": "hand {0}: seat {1} escaped",
+    "bot_plays": "the bot plays seat {0} for {1}",
+    "autopilot_on": "{1} turns autopilot on: the bot plays seat {0}",
+    "autopilot_off": "{1} turns autopilot off: seat {0} plays again",
+    "back": "{0} is back at seat {1}",
+    "closed": "the table was closed by an admin",
+    "removed": "an admin removed the player at seat {0}",
+    "practice": "a practice hand: a bot is seated, no points or ratings move",
+    "away_freed": "{0} is away: seat {1} is free",
+    "stands_short": "{0} stands up: this table needs {1} table points",
+}
+
+
+@dataclass(frozen=True)
+class SystemLine:
+    """A system chat line: a code of ``SYSTEM_LINES`` and its parameters, in order (seats as
+    the engine's 0-based numbers, names and cards as text)."""
+
+    code: str
+    params: tuple[str | int, ...] = ()
+
+    def __post_init__(self) -> None:
+        SYSTEM_LINES[self.code].format(*self.params)  # a bad code or too few params fails here
+
+    @property
+    def text(self) -> str:
+        return SYSTEM_LINES[self.code].format(*self.params)[:CHAT_MAX]
+
+
+def system(code: str, *params: str | int) -> SystemLine:
+    return SystemLine(code, params)
 
 
 def db_now() -> datetime:
@@ -124,15 +168,22 @@ def free_seat(seat: Seat) -> None:
     seat.disconnected_at = None
     seat.connected = False
     seat.show_hand_to_spectators = False
+    seat.autopilot = False
+    seat.auto_ready = True
     seat.save()
     SeatConnection.objects.filter(seat=seat).delete()
 
 
-def table_changed(table: Table, line: str | None) -> None:
-    if line:
-        ChatLine.objects.create(table=table, system=True, text=line[:CHAT_MAX])
+def table_changed(table: Table, line: SystemLine | None) -> None:
+    """Every socket at the table reads its state again after the commit (the line, if any, is
+    in that state's chat backlog)."""
+    text = None if line is None else line.text
+    if line is not None:
+        ChatLine.objects.create(
+            table=table, system=True, text=line.text, code=line.code, params=list(line.params)
+        )
     table_id = table.pk
-    transaction.on_commit(lambda: realtime.table_changed(table_id, line))
+    transaction.on_commit(lambda: realtime.table_changed(table_id, text))
 
 
 def seat_vacate_away(table: Table, seat: Seat) -> None:
@@ -141,7 +192,7 @@ def seat_vacate_away(table: Table, seat: Seat) -> None:
     holding the table and seat locks, with no hand on."""
     name, index = seat.user, seat.index
     free_seat(seat)
-    table_changed(table, f"{name} is away: seat {index} is free")
+    table_changed(table, system("away_freed", str(name), index))
 
 
 # --- who may play ----------------------------------------------------------------------------
@@ -158,9 +209,26 @@ def points_needed(table: Table, *, stake: int | None = None) -> int:
     )
 
 
+def bot_seated(seats: list[Seat]) -> bool:
+    """A bot holds a seat of its own (no user: not one playing for an away player or on
+    autopilot), so the next hand is practice: it moves nothing for anyone."""
+    return any(s.bot and s.user_id is None for s in seats)
+
+
+def points_needed_seated(table: Table, seats: list[Seat], *, stake: int | None = None) -> int:
+    """``points_needed`` as the table is seated now: with a bot in a seat of its own only the
+    table's minimum balance, since a hand that starts so is practice and can take nothing
+    (docs/LADDER.md, "Practice"). Checked again before every hand, so a table whose bot seat
+    a human takes needs the full amount again before its next hand."""
+    if bot_seated(seats):
+        return table.min_balance
+    return points_needed(table, stake=stake)
+
+
 def seat_present(table: Table, seat: Seat) -> bool:
-    """A seated human is here for the next hand: not away (no bot holding the seat, no grace
-    period running) and, at a ranked table, connected."""
-    if seat.bot or seat.disconnected_at is not None:
+    """A seated human is here for the next hand: not away (no bot holding the seat for them, no
+    grace period running) and, at a ranked table, connected. A player on autopilot (托管) who
+    is connected is here: the bot plays at their own request."""
+    if (seat.bot and not seat.autopilot) or seat.disconnected_at is not None:
         return False
     return seat.connected or not table.ranked

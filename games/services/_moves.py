@@ -16,7 +16,7 @@ from games.engine import HandState, view_for, view_public
 from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED
 from games.handstate import public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
-from games.services._common import DRAW_BATCH, DRAWS, SEATS, bot_delay
+from games.services._common import DRAW_BATCH, DRAWS, SEATS, SystemLine, bot_delay, system
 from games.services.chat import system_line
 
 
@@ -51,20 +51,17 @@ def system_lines(
     hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], throws_before: int
 ) -> None:
     """Chat lines everyone may read: bids and failed throws (never a hidden card)."""
-    lines = [
-        f"seat {seat} bids {text.split(' ', 2)[2]}"
+    lines: list[SystemLine] = [
+        system("bids", seat, text.split(" ", 2)[2])
         for seat, text, _ in logged
-        if text.startswith("bid ")
+        if text.startswith("bid ") and seat is not None
     ]
     for failed in state.failed_throws[throws_before:]:
         shown = failed.to_dict()
         if failed.result == "forced":
-            lines.append(
-                f"seat {failed.seat}'s throw {shown['attempted']} fails: "
-                f"{shown['played']} is played instead"
-            )
+            lines.append(system("throw_forced", failed.seat, shown["attempted"], shown["played"]))
         else:
-            lines.append(f"seat {failed.seat}'s throw fails and is taken back")
+            lines.append(system("throw_back", failed.seat))
     for line in lines:
         system_line(hand.match.table_id, line)
 

@@ -8,7 +8,7 @@ from accounts.models import User
 from games import ratelimits, realtime
 from games.errors import ApplicationError
 from games.models import ChatLine, Table
-from games.services._common import CHAT_MAX
+from games.services._common import CHAT_MAX, SystemLine
 
 
 def _clean_chat(text: str) -> str:
@@ -36,13 +36,29 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
         "user": str(user),
         "text": line.text,
         "system": False,
+        "code": "",
+        "params": [],
         "at": line.created_at.isoformat(),
     }
     transaction.on_commit(lambda: realtime.chat(table_id, payload))
     return line
 
 
-def system_line(table_id: int, text: str) -> None:
-    line = ChatLine.objects.create(table_id=table_id, system=True, text=text[:CHAT_MAX])
-    payload = {"user": None, "text": line.text, "system": True, "at": line.created_at.isoformat()}
+def system_line(table_id: int, system: SystemLine) -> None:
+    """A system line sent to the table's sockets at once, as a ``chat`` frame."""
+    line = ChatLine.objects.create(
+        table_id=table_id,
+        system=True,
+        text=system.text,
+        code=system.code,
+        params=list(system.params),
+    )
+    payload = {
+        "user": None,
+        "text": line.text,
+        "system": True,
+        "code": line.code,
+        "params": line.params,
+        "at": line.created_at.isoformat(),
+    }
     transaction.on_commit(lambda: realtime.chat(table_id, payload))

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 
 from accounts.models import User
@@ -25,6 +26,7 @@ from games.services._common import (
     lock_table,
     locked_seats,
     seat_vacate_away,
+    system,
     table_changed,
 )
 from games.services._moves import after_change
@@ -50,15 +52,18 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     returning = seat.disconnected_at is not None
     seat.connected = True
     seat.disconnected_at = None
-    took_back = returning and seat.bot
+    # A player on autopilot (托管) comes back to it: the bot plays on until they turn it off.
+    took_back = returning and seat.bot and not seat.autopilot
     seat.bot = False if took_back else seat.bot
     seat.save()
     if took_back:
-        table_changed(table, f"{user} is back at seat {seat.index}")
+        table_changed(table, system("back", str(user), seat.index))
         if hand is not None:
             state = load_state(hand)
             if state.to_act == seat.index:  # the bot was about to move: normal time again
                 after_change(hand, state, db_now(), seats)
+    elif returning:
+        table_changed(table, None)  # the seat's away mark goes
     return returning
 
 
@@ -73,18 +78,19 @@ def seat_disconnected(*, channel_name: str) -> Seat | None:
     if found is None:
         return None
     seat_id, table_id = found
-    lock_table(table_id)
+    table = lock_table(table_id)
     seat = Seat.objects.select_for_update().get(pk=seat_id)
     SeatConnection.objects.filter(channel_name=channel_name).delete()
     if SeatConnection.objects.filter(seat=seat).exists():
         return None
-    return _start_grace(seat)
+    return _start_grace(table, seat)
 
 
-def _start_grace(seat: Seat) -> Seat:
+def _start_grace(table: Table, seat: Seat) -> Seat:
     seat.connected = False
     seat.disconnected_at = db_now()
     seat.save(update_fields=["connected", "disconnected_at"])
+    table_changed(table, None)  # the seats show the player away, with the grace's end
     seat_id, since = seat.pk, seat.disconnected_at.isoformat()
     grace = settings.SHENGJI_DISCONNECT_GRACE_S
     transaction.on_commit(lambda: realtime.schedule_grace(seat_id, since, grace))
@@ -105,10 +111,14 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         seat.user_id is None
         or seat.disconnected_at is None
         or seat.disconnected_at.isoformat() != since
-        or seat.bot
     ):
         return False
-    if not hand_on(table):  # between hands the table does not wait: the seat is freed
+    on = hand_on(table)
+    if seat.bot and (on or not seat.autopilot):
+        # The bot plays the seat already: taken over, or on autopilot (托管) during a hand,
+        # where the player still away at its end is absent (wrap_up) as after a takeover.
+        return False
+    if not on:  # between hands the table does not wait: the seat is freed
         seat_vacate_away(table, seat)
         return True
     _bot_takes_seat(table, hand, seats, seat)
@@ -120,7 +130,7 @@ def _bot_takes_seat(table: Table, hand: Hand | None, seats: list[Seat], seat: Se
     marked ``absent_at_end`` (wrap_up). Call holding the table, hand and seat locks."""
     seat.bot = True
     seat.save(update_fields=["bot"])
-    table_changed(table, f"the bot plays seat {seat.index} for {seat.user}")
+    table_changed(table, system("bot_plays", seat.index, str(seat.user)))
     if hand is not None:
         state = load_state(hand)
         if state.to_act == seat.index:
@@ -149,7 +159,9 @@ def seats_takeover_overdue(*, grace_s: float) -> list[tuple[int, str]]:
     """(seat id, since) of players away longer than ``grace_s`` whom no bot plays for yet:
     their grace task is late or was lost (a Redis restart loses the queue)."""
     cutoff = db_now() - timedelta(seconds=grace_s)
-    away = Seat.objects.filter(user__isnull=False, bot=False, disconnected_at__lt=cutoff)
+    # A seat on autopilot is the bot's already: its grace matters only between hands.
+    unplayed = Q(bot=False) | Q(autopilot=True, table__status=Table.Status.OPEN)
+    away = Seat.objects.filter(unplayed, user__isnull=False, disconnected_at__lt=cutoff)
     rows = away.values_list("pk", "disconnected_at")
     return [(pk, since.isoformat()) for pk, since in rows if since is not None]
 
@@ -248,12 +260,13 @@ def _vacate(table: Table, hand: Hand | None, seats: list[Seat], seat: Seat) -> N
     if hand is None:
         who = seat.user
         free_seat(seat)
-        table_changed(table, f"{who} leaves seat {seat.index}")
+        table_changed(table, system("leaves", str(who), seat.index))
         return
     SeatConnection.objects.filter(seat=seat).delete()
     seat.connected = False
     seat.ready = False
+    seat.autopilot = False  # the bot plays on as for any away player: absent at the end
     seat.disconnected_at = seat.disconnected_at or db_now()
-    seat.save(update_fields=["connected", "ready", "disconnected_at"])
+    seat.save(update_fields=["connected", "ready", "autopilot", "disconnected_at"])
     if not seat.bot:
         _bot_takes_seat(table, hand, seats, seat)

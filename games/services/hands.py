@@ -1,6 +1,7 @@
 """Acting in a hand: a player's bid, bury or play (by the hand, or by the table: the socket's
-path), checking one without making it, and leaving the hand (an escape). A move that ends the
-hand has it wrapped up after its commit."""
+path), checking one without making it, the basic bot's hint, and leaving the hand (an escape).
+A move that ends the hand has it wrapped up after its commit. A player who acts while on
+autopilot (托管) turns it off."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.db import transaction
 
 from accounts.models import User
 from games import realtime
+from games.autoplay import bot_hint
 from games.engine import ShengjiError
 from games.engine.hand import BIDDING
 from games.errors import ApplicationError
@@ -17,6 +19,7 @@ from games.handstate import load_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table
 from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
+from games.services.autopilot import autopilot_stop
 from games.services.wrap_up import wrapped_up
 
 
@@ -108,6 +111,7 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
     except ShengjiError as error:
         raise ApplicationError.from_engine(error) from None
     logged.append((seat, str(action), False))
+    autopilot_stop(hand.match.table, seats[seat])
     log_actions(hand, logged)
     system_lines(hand, state, logged, throws_before)
     after_change(hand, state, now, seats)
@@ -126,6 +130,23 @@ def hand_check(*, hand_id: int, user: User, text: str) -> None:
         state.check_action(seat, text)
     except ShengjiError as error:
         raise ApplicationError.from_engine(error) from None
+
+
+def table_hint(*, table_id: int, user: User) -> tuple[str, str]:
+    """What the basic bot would do now for the user's seat in the table's hand in progress, as
+    (``bid`` | ``bury`` | ``play`` | ``none``, cards): decided from the seat's own view and the
+    public history only (``bot_hint``). Changes nothing."""
+    hand = (
+        Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING)
+        .order_by("-pk")
+        .first()
+    )
+    if hand is None:
+        raise ApplicationError("no_hand")
+    seat = _seat_in_hand(hand, user)
+    state = load_state(hand)
+    catch_up_deal(hand, state, db_now())  # on this copy only: the cards due by now count
+    return bot_hint(state, seat)
 
 
 def hand_leave(*, hand_id: int, user: User) -> Hand:

@@ -16,6 +16,7 @@ from games.services._common import (
     lock_current_hand,
     lock_table,
     locked_seats,
+    system,
     table_changed,
 )
 from games.services._moves import after_change, count_turns
@@ -45,7 +46,7 @@ def table_close(*, table_id: int, actor: User, reason: str = "") -> Table:
         action="table_close",
         detail={"reason": reason, "void_hand": None if hand is None else hand.pk},
     )
-    table_changed(table, "the table was closed by an admin")
+    table_changed(table, system("closed"))
     return table
 
 
@@ -73,5 +74,5 @@ def seat_remove(*, table_id: int, index: int, actor: User, reason: str = "") -> 
         action="seat_remove",
         detail={"seat": index, "user": removed, "reason": reason},
     )
-    table_changed(table, f"an admin removed the player at seat {index}")
+    table_changed(table, system("removed", index))
     return seat

@@ -5,22 +5,38 @@ Before every hand (seed 000 §1.4: a hand starts only if everyone seated still m
 table's conditions) each human must hold the table points the table needs (a player short of
 them is stood up, with a chat line, and the table waits) and be present: not away, and at a
 ranked table connected. A hand with a bot in a seat is practice (docs/LADDER.md).
+
+After a hand the wrap-up readies every present player who keeps auto-ready on, for the next
+hand of the same match; a start that auto-ready completes waits until
+``SHENGJI_NEXT_HAND_PAUSE_S`` after the hand's end (``next_hand_after_pause``), so the players
+see the result first.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import secrets
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, Max
+
+from games import realtime
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Match, Seat, Table
+from games.selectors import match_number
 from games.services._common import (
+    SEATS,
     db_now,
     free_seat,
     hand_on,
-    points_needed,
+    lock_table,
+    locked_seats,
+    points_needed_seated,
     seat_present,
+    system,
     table_changed,
 )
 from games.services._moves import after_change
@@ -42,13 +58,72 @@ def start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
     return _hand_start(table, seats)
 
 
+def next_hand_pause() -> timedelta:
+    return timedelta(seconds=settings.SHENGJI_NEXT_HAND_PAUSE_S)
+
+
+def next_hand_after_pause(table: Table, ended_at: datetime) -> None:
+    """After the commit, send the task that starts the table's next hand when the pause after
+    the hand that ended at ``ended_at`` is over (``table_start_due``)."""
+    table_id, due = table.pk, ended_at + next_hand_pause()
+    transaction.on_commit(lambda: realtime.schedule_next_hand(table_id, due))
+
+
+@transaction.atomic
+def table_start_due(*, table_id: int) -> Hand | None:
+    """The pause after the table's last hand is over: start the next if all are ready still.
+
+    Once only, however often it runs: under the table's lock a hand that started already
+    (``hand_on``) or seats no longer all ready start nothing. A task that comes before the
+    pause's end by the database's clock sends itself again for it."""
+    table = lock_table(table_id)
+    if table.status != Table.Status.OPEN:
+        return None
+    seats = locked_seats(table)
+    ended_at = _last_hand_end(table)
+    if ended_at is not None and ended_at + next_hand_pause() > db_now():
+        next_hand_after_pause(table, ended_at)
+        return None
+    return start_if_all_ready(table, seats)
+
+
+def tables_start_overdue(*, late_s: float = 1.0) -> list[int]:
+    """Open tables whose four seats are all ready (a human among them) a while after the
+    pause following their last hand: their start task is late or was lost (the sweeper)."""
+    ready = (
+        Seat.objects.filter(ready=True, table__status=Table.Status.OPEN)
+        .values("table_id")
+        .annotate(seats=Count("pk"), humans=Count("user"))
+        .filter(seats=SEATS, humans__gt=0)
+        .values_list("table_id", flat=True)
+    )
+    cutoff = db_now() - next_hand_pause() - timedelta(seconds=late_s)
+    ended = (
+        Hand.objects.filter(match__table_id__in=list(ready))
+        .values("match__table_id")
+        .annotate(last=Max("finished_at"))
+        .filter(last__lt=cutoff)
+        .values_list("match__table_id", flat=True)
+    )
+    return sorted(ended)
+
+
+def _last_hand_end(table: Table) -> datetime | None:
+    return (
+        Hand.objects.filter(match__table=table, finished_at__isnull=False)
+        .order_by("-finished_at")
+        .values_list("finished_at", flat=True)
+        .first()
+    )
+
+
 def stand_up_short(table: Table, seats: list[Seat]) -> list[Seat]:
     """Stand up every seated human holding fewer table points than the table needs, each
     with a chat line; the seats they leave. Between hands only."""
     humans = {s.user_id: s for s in seats if s.user_id is not None}
     if not humans:
         return []
-    needed = points_needed(table)
+    needed = points_needed_seated(table, seats)
     # Locked (in user-id order, after the seats) until the hand has started: no balance moves
     # between this check and the start.
     profiles = ladder_profiles_lock(user_ids=list(humans))
@@ -56,7 +131,7 @@ def stand_up_short(table: Table, seats: list[Seat]) -> list[Seat]:
     for seat in short:
         name = seat.user
         free_seat(seat)
-        table_changed(table, f"{name} stands up: this table needs {needed} table points")
+        table_changed(table, system("stands_short", str(name), needed))
     return short
 
 
@@ -113,7 +188,7 @@ def _hand_start(table: Table, seats: list[Seat]) -> Hand:
     table.save(update_fields=["status"])
     state = load_state(hand)
     if any(s.user_id is None for s in seats):
-        table_changed(table, "a practice hand: a bot is seated, no points or ratings move")
-    table_changed(table, f"hand {hand.number} of match {match.pk} starts")
+        table_changed(table, system("practice"))
+    table_changed(table, system("hand_starts", hand.number, match_number(match)))
     after_change(hand, state, now, seats)
     return hand

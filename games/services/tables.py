@@ -30,6 +30,8 @@ from games.services._common import (
     lock_table,
     locked_seats,
     points_needed,
+    points_needed_seated,
+    system,
     table_changed,
 )
 from games.services.start import start_if_all_ready
@@ -177,6 +179,12 @@ def points_needed_for(
     return points_needed(table)
 
 
+def points_needed_here(table: Table) -> int:
+    """What a human needs to sit at ``table`` as it is seated now (the table page says it)."""
+    seats = list(Seat.objects.filter(table=table).order_by("index"))
+    return points_needed_seated(table, seats)
+
+
 @transaction.atomic
 def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None) -> Seat:
     """Sit at seat ``index`` of a casual table; the first to sit at an empty table may set the
@@ -219,7 +227,7 @@ def _sit(
     ladder_profiles_lock(user_ids=[user.pk])
     if seated_elsewhere(user=user, table=table):
         raise ApplicationError("seated_elsewhere")
-    needed = points_needed(table, stake=stake)
+    needed = points_needed_seated(table, locked_seats(table), stake=stake)
     balance = player_balance(user=user)
     if balance < needed:
         raise ApplicationError(
@@ -235,7 +243,7 @@ def _sit(
     seat.connected = False
     seat.disconnected_at = arriving_at
     seat.save()
-    table_changed(table, f"{user} sits at seat {seat.index}")
+    table_changed(table, system("sits", str(user), seat.index))
     if arriving_at is not None:
         _arrival_grace(seat)
 
@@ -269,7 +277,7 @@ def seat_leave(*, table_id: int, user: User) -> None:
     if hand_on(table):
         raise ApplicationError("hand_in_progress")
     free_seat(seat)
-    table_changed(table, f"{user} leaves seat {seat.index}")
+    table_changed(table, system("leaves", str(user), seat.index))
 
 
 @transaction.atomic
@@ -291,7 +299,7 @@ def seat_fill_bot(*, table_id: int, user: User, index: int) -> Seat:
     seat.bot = True
     seat.ready = True
     seat.save()
-    table_changed(table, f"a bot sits at seat {index}")
+    table_changed(table, system("bot_sits", index))
     start_if_all_ready(table, seats)
     return seat
 
@@ -310,6 +318,20 @@ def seat_ready(*, table_id: int, user: User, ready: bool = True) -> Hand | None:
     seat.save(update_fields=["ready"])
     table_changed(table, None)
     return start_if_all_ready(table, seats)
+
+
+@transaction.atomic
+def seat_auto_ready(*, table_id: int, user: User, on: bool) -> Seat:
+    """Keep ready for the next hand of the match by itself (on, the default), or not: off, the
+    player presses ready for each hand, and is no longer ready between hands (free to stand)."""
+    table = lock_table(table_id)
+    seat = _seat_of_user(table, user)
+    seat.auto_ready = on
+    if not on and not hand_on(table):
+        seat.ready = False
+    seat.save(update_fields=["auto_ready", "ready"])
+    table_changed(table, None)
+    return seat
 
 
 @transaction.atomic

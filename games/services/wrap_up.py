@@ -5,15 +5,24 @@ table open again (and the next hand, if all four are ready already)."""
 from __future__ import annotations
 
 import logging
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from games.models import Hand, HandPlayer, Match, Seat, SeatConnection, Table
-from games.services._common import free_seat, hand_seats, lock_hand, table_changed
+from games.services._common import (
+    SystemLine,
+    free_seat,
+    hand_seats,
+    lock_hand,
+    seat_present,
+    system,
+    table_changed,
+)
 from games.services._moves import count_turns
-from games.services.start import start_if_all_ready
+from games.services.start import next_hand_after_pause, stand_up_short, start_if_all_ready
 from ladder.services import ladder_settle_hand
 
 logger = logging.getLogger(__name__)
@@ -55,9 +64,36 @@ def hand_wrap_up(*, hand_id: int) -> bool:
     hand.save(update_fields=["awaiting_wrap_up"])
     table_changed(table, _result_line(hand, result))
     if table.status == Table.Status.OPEN:
-        # Players who pressed ready before the wrap-up found the table still playing.
-        start_if_all_ready(table, seats)
+        _next_hand(table, hand, seats)
     return True
+
+
+def _next_hand(table: Table, hand: Hand, seats: list[Seat]) -> None:
+    """Players who pressed ready before the wrap-up found the table still playing: start the
+    next hand now if all four had. If auto-ready made the four ready, start it after the
+    pause instead: the players see the result first."""
+    stand_up_short(table, seats)
+    if not _auto_ready(table, hand.match, seats):
+        start_if_all_ready(table, seats)
+    elif all(s.ready for s in seats):
+        assert hand.finished_at is not None
+        next_hand_after_pause(table, hand.finished_at)
+
+
+def _auto_ready(table: Table, match: Match, seats: list[Seat]) -> bool:
+    """Ready every present human who keeps auto-ready on for the next hand of the same match
+    (none when the match has ended); whether it readied anyone."""
+    if match.ended_at is not None:
+        return False
+    readied = [
+        s
+        for s in seats
+        if s.user_id is not None and s.auto_ready and not s.ready and seat_present(table, s)
+    ]
+    for seat in readied:
+        seat.ready = True
+        seat.save(update_fields=["ready"])
+    return bool(readied)
 
 
 def hands_awaiting_wrap_up() -> list[int]:
@@ -82,18 +118,30 @@ def _seats_after_hand(hand: Hand, seats: list[Seat], escaper: int | None) -> Non
 def _mark_absent_players(hand: Hand, seats: list[Seat], escaper: int | None) -> bool:
     """Flag the escaper and the players still away; whether anyone was away."""
     anyone = False
+    assert hand.finished_at is not None
     for player in HandPlayer.objects.filter(hand=hand):
         seat = seats[player.seat]
         player.escaped = player.seat == escaper
         player.absent_at_end = (
             player.user_id is not None
             and seat.user_id == player.user_id
-            and seat.bot
-            and not SeatConnection.objects.filter(seat=seat).exists()
+            and _away_at_end(seat, hand.finished_at)
         )
         player.save(update_fields=["escaped", "absent_at_end"])
         anyone = anyone or player.absent_at_end
     return anyone
+
+
+def _away_at_end(seat: Seat, ended_at: datetime) -> bool:
+    """The bot plays the seat for a player still away: taken over after the grace period, or
+    on autopilot (托管) and gone longer than the grace period when the hand ended. A player on
+    autopilot who is connected, or within the grace period, is present."""
+    if not seat.bot or SeatConnection.objects.filter(seat=seat).exists():
+        return False
+    if not seat.autopilot:
+        return True
+    grace = timedelta(seconds=settings.SHENGJI_DISCONNECT_GRACE_S)
+    return seat.disconnected_at is not None and seat.disconnected_at + grace <= ended_at
 
 
 def _update_match(match: Match, result: dict[str, Any], now: datetime, *, ended: bool) -> None:
@@ -110,10 +158,8 @@ def _settle(hand: Hand) -> None:
     ladder_settle_hand(hand_id=hand.pk)
 
 
-def _result_line(hand: Hand, result: dict[str, Any]) -> str:
+def _result_line(hand: Hand, result: dict[str, Any]) -> SystemLine:
     if result["escaper"] is not None:
-        return f"hand {hand.number}: seat {result['escaper']} escaped"
-    return (
-        f"hand {hand.number}: attackers {result['attacker_points']} points, "
-        f"{result['winner']} +{result['levels_gained']}"
-    )
+        return system("escaped", hand.number, result["escaper"])
+    points, winner, levels = result["attacker_points"], result["winner"], result["levels_gained"]
+    return system("result", hand.number, points, winner, levels)

@@ -169,15 +169,17 @@ const PIPS = {
 
 function corner(svg, card, color) {
   const group = node("g", {}, svg);
+  const wide = rankText(card).length > 1;
   const text = node("text", {
     x: 12.5,
     y: 27,
     "text-anchor": "middle",
-    "font-size": rankText(card).length > 1 ? 24 : 27,
+    "font-size": wide ? 24 : 27,
     "font-weight": 700,
     "font-family": "Georgia, 'DejaVu Serif', 'Times New Roman', serif",
-    "letter-spacing": rankText(card).length > 1 ? -2 : 0,
     fill: color,
+    // "10" squeezed into the corner's width: it shows whole however far the next card overlaps
+    ...(wide ? { textLength: 21, lengthAdjust: "spacingAndGlyphs" } : {}),
   }, group);
   text.textContent = rankText(card);
   group.append(suitShape(card[1], 4.5, 32, 16, color));
@@ -245,35 +247,44 @@ function drawCenter(svg, card, color) {
 
 /**
  * A compact face for small cards (tricks on a phone, point cards, bids): a big index and a big
- * suit, readable at 26 px wide.
+ * suit, readable at 26 px wide. Small rows overlap, so only the card's left part may show: the
+ * index sits in the left 45 % (10 is drawn narrower to fit there), a large suit fills the rest.
  */
 function compactFace(svg, card, color) {
   if (isJoker(card)) {
-    const word = node("text", {
-      x: 50,
-      y: 62,
-      "text-anchor": "middle",
-      "font-size": 30,
-      "font-weight": 800,
-      "font-family": "system-ui, 'DejaVu Sans', sans-serif",
-      fill: color,
-    }, svg);
-    word.textContent = "JKR";
-    node("polygon", { points: star(50, 100, 24, 10), fill: card === "BJ" ? INK_RED : "none", stroke: color, "stroke-width": 4, "stroke-linejoin": "round" }, svg);
+    "JKR".split("").forEach((letter, i) => {
+      const text = node("text", {
+        x: 24,
+        y: 36 + i * 30,
+        "text-anchor": "middle",
+        "font-size": 30,
+        "font-weight": 800,
+        "font-family": "system-ui, 'DejaVu Sans', sans-serif",
+        fill: color,
+      }, svg);
+      text.textContent = letter;
+    });
+    node("polygon", { points: star(66, 104, 24, 10), fill: card === "BJ" ? INK_RED : "none", stroke: color, "stroke-width": 4, "stroke-linejoin": "round" }, svg);
     return;
   }
-  const text = node("text", {
-    x: 50,
-    y: 62,
+  const rank = rankText(card);
+  const attributes = {
+    x: 24,
+    y: 56,
     "text-anchor": "middle",
-    "font-size": rankText(card).length > 1 ? 46 : 60,
+    "font-size": 56,
     "font-weight": 700,
     "font-family": "Georgia, 'DejaVu Serif', 'Times New Roman', serif",
-    "letter-spacing": rankText(card).length > 1 ? -4 : 0,
     fill: color,
-  }, svg);
-  text.textContent = rankText(card);
-  svg.append(suitShape(card[1], 25, 74, 50, color));
+  };
+  if (rank.length > 1) {
+    // two digits in the width of one: squeezed to 40 units, so "10" never shows as "1("
+    Object.assign(attributes, { "font-size": 50, textLength: 40, lengthAdjust: "spacingAndGlyphs" });
+  }
+  const text = node("text", attributes, svg);
+  text.textContent = rank;
+  svg.append(suitShape(card[1], 6, 66, 36, color));
+  svg.append(suitShape(card[1], 48, 82, 44, color));
 }
 
 /** The SVG face of one card (100 × 140 units; the element scales to its box). */

@@ -124,7 +124,7 @@ function startLobby() {
     item.classList.toggle("is-ready", seat.ready);
     item.classList.toggle("is-bot", seat.bot);
     item.classList.toggle("free", free);
-    item.append(el("span", "seat-no", seat.seat));
+    item.append(el("span", "seat-no", L.compass[seat.seat]));
     let who = L.empty;
     if (seat.user !== null) who = seat.bot ? `${seat.user} (${L.bot})` : seat.user;
     else if (seat.bot) who = L.bot;
@@ -165,14 +165,15 @@ function startLobby() {
     card.classList.toggle("mine", mine !== null);
 
     const head = el("div", "table-head");
-    const name = el("a", "table-name", table.name);
+    const name = el("a", "table-name", table.ranked ? L.quick_match_name.replace("{name}", table.name) : table.name);
     name.href = `${base}${table.id}/`;
     head.append(name);
     head.append(el("span", `badge ${table.ranked ? "ranked" : "casual"}`, table.ranked ? L.ranked : L.casual));
     head.append(el("span", `badge status-${table.status}`, playing ? L.playing : L.open));
     card.append(head);
 
-    const meta = [table.preset, `${L.stake} ${table.stake}`, `${L.min_balance} ${table.min_balance}`, `${table.play_seconds} ${L.seconds}`];
+    const rulesName = (L.presets[table.preset] || table.preset) + (table.house_rules && Object.keys(table.house_rules).length ? ` · ${L.house_rules}` : "");
+    const meta = [rulesName, `${L.stake} ${table.stake}`, `${L.min_balance} ${table.min_balance}`, `${table.play_seconds} ${L.seconds}`];
     card.append(el("p", "table-meta", meta.join(" · ")));
 
     const seats = el("ol", "seats");

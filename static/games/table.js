@@ -21,6 +21,7 @@ const L = JSON.parse(document.getElementById("table-labels").textContent);
 const config = JSON.parse(document.getElementById("table-config").textContent);
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), +2 (partner), +3
+const SOUND_KEY = "shengji.sound"; // localStorage: "1" when the turn tone is on
 const CHECK_DEBOUNCE_MS = 150;
 const PING_EVERY_MS = 20000;
 const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
@@ -91,6 +92,7 @@ const game = {
 
 const ui = {
   selected: [], // card codes picked, as a multiset
+  pickedAt: [], // where in the hand they were clicked: of two copies, the one clicked rises
   focus: 0,
   shown: [], // the hand as drawn last (sorted codes), to animate arrivals
   showLast: false,
@@ -101,6 +103,7 @@ const ui = {
   ledger: new Map(), // hand id → ledger rows (or "loading")
   ledgerTries: new Map(), // hand id → times the ledger was asked for before it was settled
   lastThrows: 0,
+  hintBid: null, // the bid the last hint suggested ("5H 5H"), marked among the bid buttons
 };
 
 function mySeat() {
@@ -126,11 +129,37 @@ function seatInfo(seat) {
   return game.seats.find((s) => s.seat === seat) || { seat, user: null, bot: false, ready: false, connected: false };
 }
 
+/** The seat's compass name: seat 0 East, then South, West, North in play order. */
+function compass(seat) {
+  return (L.compass || [])[seat] || String(seat + 1);
+}
+
+/** The seat inside a sentence ("南家", "South"). */
+function seatCalled(seat) {
+  return fmt(L.seat_called || "{compass}", { compass: compass(seat) });
+}
+
+/** 我 / 下家 / 对家 / 上家 for a seated viewer; null for a spectator. */
+function relativeName(seat) {
+  const mine = mySeat();
+  if (mine === null || mine === undefined) return null;
+  return (L.relative || [])[(seat - mine + 4) % 4] || null;
+}
+
 function seatName(seat) {
   const info = seatInfo(seat);
   if (info.user) return info.user;
-  if (info.bot) return fmt(L.bot_n, { n: seat });
-  return fmt(L.seat_n, { n: seat });
+  if (info.bot) return fmt(L.bot_at, { seat: seatCalled(seat) });
+  return seatCalled(seat);
+}
+
+/** A level as players say it: "打5" / "level 5" (T is written 10). */
+function levelText(rank) {
+  return fmt(L.plays_level, { rank: rank === "T" ? "10" : rank });
+}
+
+function rankWord(rank) {
+  return rank === "T" ? "10" : String(rank);
 }
 
 function handLive() {
@@ -252,6 +281,9 @@ function receive(frame) {
     case "pong":
       onPong(frame);
       break;
+    case "hint":
+      onHint(frame);
+      break;
     default:
       break;
   }
@@ -310,13 +342,14 @@ function onView(frame) {
 }
 
 function resetHandUi() {
-  ui.selected = [];
+  setPicked([]);
   ui.shown = [];
   ui.focus = 0;
   ui.showLast = false;
   ui.bids = new Map();
   ui.check = { key: null, ok: false, code: null, message: null, pending: false };
   ui.lastThrows = 0;
+  ui.hintBid = null;
 }
 
 /** What makes a new turn: the phase, who acts, and how far the tricks are. */
@@ -332,7 +365,7 @@ function afterViewChange(before, after) {
   const mine = mySeat();
   const myCount = (v) => (v && mine !== null && v.card_counts ? v.card_counts[mine] : 0);
   const iPlayed = before && myCount(after) < myCount(before) && after.phase !== "dealing";
-  if (phaseChanged || iPlayed) ui.selected = [];
+  if (phaseChanged || iPlayed) setPicked([]);
   else ui.selected = stillHeld(ui.selected, parseCards(after.hand));
   if (newTurn) ui.showLast = false;
   if (phaseChanged && after.phase !== "dealing" && after.phase !== "bidding") ui.bids = new Map();
@@ -346,7 +379,10 @@ function afterViewChange(before, after) {
   }
   ui.lastThrows = throws.length;
   const myTurnNow = mine !== null && after.to_act === mine && newTurn && ["burying", "playing"].includes(after.phase);
-  if (myTurnNow) send({ type: "state" }); // the exact deadline of my turn comes with the state
+  if (myTurnNow) {
+    send({ type: "state" }); // the exact deadline of my turn comes with the state
+    if (!seatInfo(mine).autopilot) turnTone();
+  }
 }
 
 /** The picked cards that are still in the hand (a multiset intersection). */
@@ -547,12 +583,11 @@ function toggle(index) {
   if (card === undefined) return;
   const picked = selectedIndexes(cards);
   if (picked.has(index)) {
-    // drop one copy of this card: the one at this index
-    const copies = cards.slice(0, index + 1).filter((c) => c === card).length;
-    const chosen = ui.selected.filter((c) => c === card).length;
-    if (copies <= chosen) ui.selected.splice(ui.selected.lastIndexOf(card), 1);
+    ui.selected.splice(ui.selected.lastIndexOf(card), 1);
+    ui.pickedAt = [...picked].filter((i) => i !== index);
   } else {
     ui.selected.push(card);
+    ui.pickedAt = [...picked, index];
   }
   ui.focus = index;
   ui.note = null;
@@ -561,10 +596,27 @@ function toggle(index) {
   renderActions();
 }
 
+/** Pick these cards (codes), each at its first copy in the hand. */
+function setPicked(cards) {
+  ui.selected = cards;
+  ui.pickedAt = [];
+}
+
+/** Where the picked cards are in the hand: where they were clicked while that card is still
+ * there, else the first copies not taken. */
 function selectedIndexes(cards) {
   const want = counts(ui.selected);
   const picked = new Set();
+  for (const index of ui.pickedAt) {
+    const card = cards[index];
+    const n = card === undefined ? 0 : want.get(card) || 0;
+    if (n > 0 && !picked.has(index)) {
+      picked.add(index);
+      want.set(card, n - 1);
+    }
+  }
   cards.forEach((card, index) => {
+    if (picked.has(index)) return;
     const n = want.get(card) || 0;
     if (n > 0) {
       picked.add(index);
@@ -590,6 +642,7 @@ function renderAll() {
   renderHand();
   renderActions();
   renderInfo();
+  renderStrip();
   renderResult();
   renderChat();
   renderStatus();
@@ -606,9 +659,21 @@ function renderHeader() {
   renderLive();
   const t = game.table;
   if (!t) return;
-  byId("table-name").textContent = t.name;
-  const parts = [t.ranked ? L.ranked : L.casual, t.preset, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
+  byId("table-name").textContent = t.ranked ? L.quick_match_name.replace("{name}", t.name) : t.name;
+  const rules = config.rules && config.rules.name ? config.rules.name : t.preset;
+  const parts = [t.ranked ? L.ranked : L.casual, rules, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
   byId("table-meta").textContent = parts.join(" · ");
+  byId("table-number").textContent = numberingText();
+}
+
+/** "第 1 盘 第 3 局": this table's match and the hand within it (not site-wide ids). */
+function numberingText() {
+  const t = game.table;
+  const hand = game.hand;
+  const match = hand && hand.match_number ? hand.match_number : t && t.match_number;
+  if (!match) return "";
+  if (hand && hand.number) return fmt(L.match_hand, { match, hand: hand.number });
+  return fmt(L.match_only, { match });
 }
 
 function seatBadges(seat, v) {
@@ -616,9 +681,25 @@ function seatBadges(seat, v) {
   const info = seatInfo(seat);
   if (v && v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
   if (info.bot) badges.append(el("span", "badge bot", L.bot));
-  if (info.user && !info.connected && !info.bot) badges.append(el("span", "badge away", L.away));
+  if (info.autopilot) badges.append(el("span", "badge autopilot", L.autopilot_badge));
+  if (info.user && info.away_until) {
+    const away = el("span", "badge away", L.away_mark);
+    const left = el("span", "away-left", awayText(info.away_until));
+    left.dataset.awayUntil = info.away_until;
+    away.append(" ", left);
+    badges.append(away);
+  } else if (info.user && !info.connected && !info.bot) {
+    badges.append(el("span", "badge away", L.away));
+  }
   if (!handLive() && info.ready) badges.append(el("span", "badge ready", `✓ ${L.ready}`));
   return badges;
+}
+
+/** "bot in 12s": the seconds left of an away player's grace. */
+function awayText(until) {
+  const at = Date.parse(until);
+  if (Number.isNaN(at)) return "";
+  return fmt(L.away_countdown, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
 }
 
 function renderSeats() {
@@ -634,15 +715,20 @@ function renderSeats() {
     box.classList.toggle("mine", seat === mine);
     box.classList.toggle("empty", !info.user && !info.bot);
     const head = el("div", "seat-head");
-    const name = el("span", "seat-name", seat === mine ? `${seatName(seat)} (${L.you})` : seatName(seat));
-    head.append(name, seatBadges(seat, v));
+    const wind = el("span", "wind", compass(seat));
+    wind.title = seatCalled(seat);
+    const name = el("span", "seat-name", seatName(seat));
+    head.append(wind, name);
+    const relative = relativeName(seat);
+    if (relative) head.append(el("span", `relative${seat === mine ? " me" : ""}`, relative));
+    head.append(seatBadges(seat, v));
     out.append(head);
     const line = el("div", "seat-line");
     if (v && handLive()) {
       line.append(el("span", "count", fmt(L.cards_n, { n: v.card_counts[seat] })));
       const team = seat % 2;
       if (v.defenders) line.append(el("span", "side", v.defenders.includes(seat) ? L.defenders_short : L.attackers_short));
-      else line.append(el("span", "side muted", fmt(L.level_n, { level: v.levels[team] })));
+      else line.append(el("span", "side muted", levelText(v.levels[team])));
     }
     if (acting) {
       const clock = el("span", "clock", "");
@@ -828,13 +914,17 @@ function renderActions() {
       const offers = [...ui.bids.values()].filter((b) => b.ok === true);
       for (const offer of offers) {
         const label = fmt(L.bid_with, { cards: cardsName(offer.cards, L) });
-        const node = button("", "bid-button", () => bid(offer.cards), { "aria-label": label, "data-action": "bid", "data-cards": formatCards(offer.cards) });
+        const hinted = ui.hintBid === formatCards(offer.cards) ? " hinted" : "";
+        const node = button("", `bid-button${hinted}`, () => bid(offer.cards), { "aria-label": label, "data-action": "bid", "data-cards": formatCards(offer.cards) });
         node.append(el("span", "bid-word", L.bid), cardRow(offer.cards, L, "mini"));
         box.append(node);
       }
       if (!offers.length) box.append(el("span", "muted hint", v.phase === "dealing" ? L.no_bid_yet : L.no_bid_now));
     }
     const action = selectionAction();
+    if (action || ["dealing", "bidding"].includes(v.phase)) {
+      box.append(button(L.hint, "secondary hint-button", askHint, { "data-action": "hint", title: L.hint_title }));
+    }
     if (action) {
       const ready = ui.check.ok && ui.check.key === selectionKey(action, ui.selected);
       const label = action === "bury" ? fmt(L.bury_n, { n: ui.selected.length }) : L.play;
@@ -842,7 +932,7 @@ function renderActions() {
       node.disabled = !ready;
       box.append(node);
       if (ui.selected.length) box.append(button(L.clear, "secondary", () => {
-        ui.selected = [];
+        setPicked([]);
         scheduleSelectionCheck();
         renderHand();
         renderActions();
@@ -859,27 +949,72 @@ function renderActions() {
   }
   if (live && mine !== null) {
     box.append(button(L.escape, "danger", () => {
-      if (window.confirm(L.escape_confirm)) act({ type: "leave" });
+      if (window.confirm(escapeConfirmText())) act({ type: "leave" });
     }, { "data-action": "escape" }));
   }
-  if (mine !== null && t && !t.ranked) {
-    const me = seatInfo(mine);
-    const label = el("label", "check-label");
-    const input = el("input");
-    input.type = "checkbox";
-    input.defaultChecked = Boolean(me.shows_hand);
-    input.addEventListener("change", () => act({ type: "show_hand", allow: input.checked }));
-    label.append(input, ` ${L.show_hand}`);
-    box.append(label);
+  swap(target, box);
+  renderTools();
+  renderStatus();
+}
+
+/** What leaving a hand in progress costs here (the page's rules), never "you pay" for free. */
+function escapeConfirmText() {
+  const rules = config.rules;
+  if (!rules || typeof rules.escape_cost !== "number") return L.escape_confirm;
+  const practice = game.seats.some((s) => s.bot && !s.user); // a bot of its own: practice
+  if (practice && rules.practice_text) return rules.practice_text;
+  const head = rules.escape_cost > 0 ? fmt(L.escape_confirm_cost, { cost: rules.escape_cost }) : L.escape_confirm_free;
+  return rules.escape_text ? `${head}\n\n${rules.escape_text}` : head;
+}
+
+/** The seat's switches: auto-ready, autopilot (托管), the turn tone; show-hand; watch a seat. */
+function renderTools() {
+  const target = byId("tools");
+  const box = el("div");
+  const mine = mySeat();
+  const t = game.table;
+  if (!t) {
+    swap(target, box);
+    return;
   }
-  if (mine === null && t && !t.ranked) {
+  if (mine !== null) {
+    const me = seatInfo(mine);
+    if ("auto_ready" in me) {
+      const label = checkbox(L.auto_ready, Boolean(me.auto_ready), (on) => send({ type: "auto_ready", on }));
+      label.title = L.auto_ready_title;
+      label.dataset.action = "auto-ready";
+      box.append(label);
+    }
+    if ("autopilot" in me && handLive()) {
+      const on = Boolean(me.autopilot);
+      box.append(button(on ? L.autopilot_stop : L.autopilot, on ? "toggle on" : "toggle", () => send({ type: "autopilot", on: !on }), {
+        "data-action": "autopilot",
+        "aria-pressed": on ? "true" : "false",
+        title: L.autopilot_title,
+      }));
+    }
+    const sound = soundOn();
+    const bell = button("", `toggle sound${sound ? " on" : ""}`, toggleSound, {
+      "data-action": "sound",
+      "aria-pressed": sound ? "true" : "false",
+      "aria-label": L.sound,
+      title: L.sound,
+    });
+    bell.append(bellIcon(sound));
+    box.append(bell);
+  }
+  if (mine !== null && !t.ranked) {
+    const me = seatInfo(mine);
+    box.append(checkbox(L.show_hand, Boolean(me.shows_hand), (allow) => act({ type: "show_hand", allow })));
+  }
+  if (mine === null && !t.ranked) {
     const select = el("select", "watch-select");
     select.setAttribute("aria-label", L.watch_seat);
     const none = el("option", "", L.watch_public);
     none.value = "";
     select.append(none);
     for (let seat = 0; seat < 4; seat += 1) {
-      const option = el("option", "", fmt(L.watch_n, { name: seatName(seat) }));
+      const option = el("option", "", fmt(L.watch_n, { name: `${compass(seat)} · ${seatName(seat)}` }));
       option.value = String(seat);
       if (game.you.watching === seat) option.defaultSelected = true;
       select.append(option);
@@ -888,8 +1023,115 @@ function renderActions() {
     box.append(select);
   }
   swap(target, box);
-  renderStatus();
 }
+
+function checkbox(text, checked, onChange) {
+  const label = el("label", "check-label");
+  const input = el("input");
+  input.type = "checkbox";
+  input.defaultChecked = checked;
+  input.addEventListener("change", () => onChange(input.checked));
+  label.append(input, ` ${text}`);
+  return label;
+}
+
+// --- hint and sound -----------------------------------------------------------------------------
+
+function askHint() {
+  send({ type: "hint" });
+}
+
+/** The server's suggestion, for this socket only: picked in the hand (Enter plays it). */
+function onHint(frame) {
+  const cards = parseCards(frame.cards || "");
+  const action = selectionAction();
+  if ((frame.action === "play" || frame.action === "bury") && action === frame.action && cards.length) {
+    setPicked(stillHeld(cards, myCards()));
+    ui.note = null;
+    scheduleSelectionCheck();
+    renderHand();
+    renderActions();
+    return;
+  }
+  if (frame.action === "bid" && cards.length) {
+    ui.hintBid = formatCards(cards);
+    setNote(fmt(L.hint_bid, { cards: cardsName(cards, L) }), "info");
+    renderActions();
+    return;
+  }
+  setNote(L.hint_none, "info");
+}
+
+let audio = null;
+
+/** A bell drawn in SVG (an emoji may be missing from the device's fonts); struck out when off. */
+function bellIcon(on) {
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("class", "bell");
+  svg.setAttribute("aria-hidden", "true");
+  const paths = ["M6 16V11a6 6 0 0 1 12 0v5l2 2H4z", "M10 20a2 2 0 0 0 4 0"];
+  if (!on) paths.push("M4 4l16 16");
+  for (const d of paths) {
+    const path = document.createElementNS(ns, "path");
+    path.setAttribute("d", d);
+    svg.append(path);
+  }
+  return svg;
+}
+
+function soundOn() {
+  try {
+    return window.localStorage.getItem(SOUND_KEY) === "1";
+  } catch {
+    return false;
+  }
+}
+
+function toggleSound() {
+  const on = !soundOn();
+  try {
+    window.localStorage.setItem(SOUND_KEY, on ? "1" : "0");
+  } catch {
+    // private mode: the switch lasts for this page only
+  }
+  if (on) {
+    wakeAudio();
+    turnTone();
+  }
+  renderTools();
+}
+
+/** Browsers start sound only after a gesture: the context is made (or resumed) on one. */
+function wakeAudio() {
+  if (!soundOn()) return;
+  const Context = window.AudioContext || window.webkitAudioContext;
+  if (!Context) return;
+  if (!audio) audio = new Context();
+  if (audio.state === "suspended") audio.resume().catch(() => {});
+}
+
+/** A short two-note chime: it is your turn. */
+function turnTone() {
+  if (!soundOn() || !audio) return;
+  const start = audio.currentTime + 0.01;
+  [[660, 0], [880, 0.12]].forEach(([frequency, offset]) => {
+    const osc = audio.createOscillator();
+    const gain = audio.createGain();
+    osc.type = "sine";
+    osc.frequency.value = frequency;
+    gain.gain.setValueAtTime(0.0001, start + offset);
+    gain.gain.exponentialRampToValueAtTime(0.18, start + offset + 0.02);
+    gain.gain.exponentialRampToValueAtTime(0.0001, start + offset + 0.2);
+    osc.connect(gain).connect(audio.destination);
+    osc.start(start + offset);
+    osc.stop(start + offset + 0.22);
+  });
+}
+
+document.addEventListener("pointerdown", wakeAudio);
+document.addEventListener("keydown", wakeAudio);
 
 function statusText() {
   const v = view();
@@ -905,6 +1147,7 @@ function statusText() {
   }
   if (!v) return "";
   if (mine === null) return fmt(L.to_act_is, { name: v.to_act === null ? "—" : seatName(v.to_act) });
+  if (seatInfo(mine).autopilot) return L.autopilot_on_note;
   if (v.phase === "dealing") return L.dealing_hint;
   if (v.phase === "bidding") return L.bidding_hint;
   if (v.phase === "burying") {
@@ -931,10 +1174,24 @@ function renderStatus() {
   }
 }
 
+/** The hand's level in words: "打7", or "本局级牌 7" when it is not the dealer side's level
+ * (a level drawn at random every hand, seed 003). */
+function handLevelText(v) {
+  return levelDiffers(v) ? fmt(L.hand_level, { rank: rankWord(v.level) }) : levelText(v.level);
+}
+
+function levelDiffers(v) {
+  const source = document.querySelector("#rules-card [data-option='level_source']");
+  if (source && source.dataset.value === "random") return true;
+  const levels = v.levels || [];
+  if (v.dealer !== null && v.dealer !== undefined) return v.level !== levels[v.dealer % 2];
+  return !levels.includes(v.level);
+}
+
 function trumpText(v) {
   const box = el("span", "trump-value");
   if (!v.trump) {
-    box.append(`${L.level} ${v.level} · ${L.trump_unknown}`);
+    box.append(`${handLevelText(v)} · ${L.trump_unknown}`);
     return box;
   }
   if (v.trump.suit) {
@@ -942,8 +1199,42 @@ function trumpText(v) {
   } else {
     box.append(L.no_trump);
   }
-  box.append(` · ${L.level} ${v.trump.level}`);
+  box.append(` · ${handLevelText(v)}`);
   return box;
+}
+
+/** Each side's level: "我方 打5 · 对方 打2", or by seats for a spectator. */
+function sidesText(v) {
+  const mine = mySeat();
+  const levels = v.levels || [];
+  const teamName = (team) => {
+    if (mine !== null && mine !== undefined) return team === mine % 2 ? L.us : L.them;
+    return team === 0 ? L.team_02 : L.team_13;
+  };
+  const order = mine !== null && mine !== undefined && mine % 2 === 1 ? [1, 0] : [0, 1];
+  return order.map((team) => `${teamName(team)} ${levelText(levels[team])}`).join(" · ");
+}
+
+/** Above the hand (on a phone, where the side panel is far below): trump and level, each
+ * side's level, the attackers' points and the clock, on one line. */
+function renderStrip() {
+  const box = el("div");
+  const v = view();
+  if (v) {
+    const trump = el("span", "strip-item strip-trump");
+    trump.append(trumpText(v));
+    box.append(trump);
+    box.append(el("span", "strip-item strip-sides", sidesText(v)));
+    if (v.phase === "playing" || v.phase === "finished") {
+      box.append(el("span", "strip-item strip-points", `${L.attackers_points} ${v.points.attackers}`));
+    }
+    const clock = el("span", "strip-item strip-clock", "");
+    clock.dataset.clock = "1";
+    box.append(clock);
+  }
+  const strip = byId("strip");
+  strip.hidden = !v;
+  swap(strip, box);
 }
 
 function infoRow(term, value) {
@@ -966,12 +1257,7 @@ function renderInfo() {
   }
   const list = el("dl", "info-list");
   list.append(infoRow(L.trump, trumpText(v)));
-  const mine = mySeat();
-  const teamName = (team) => {
-    if (mine !== null) return team === mine % 2 ? L.us : L.them;
-    return team === 0 ? L.team_02 : L.team_13;
-  };
-  list.append(infoRow(L.levels, `${teamName(0)} ${v.levels[0]} · ${teamName(1)} ${v.levels[1]}`));
+  list.append(infoRow(L.levels, sidesText(v)));
   list.append(infoRow(L.dealer, v.dealer === null || v.dealer === undefined ? "—" : seatName(v.dealer)));
   if (v.phase === "playing" || v.phase === "finished") {
     list.append(infoRow(L.attackers_points, String(v.points.attackers)));
@@ -1028,8 +1314,8 @@ function renderResult() {
     const bonus = r.kitty_multiplier ? fmt(L.kitty_bonus_value, { points: r.kitty_points, times: r.kitty_multiplier, bonus: r.kitty_bonus }) : "0";
     list.append(infoRow(L.kitty_bonus, bonus));
     if (r.penalty_points) list.append(infoRow(L.penalty_points, String(r.penalty_points)));
-    list.append(infoRow(L.team_02, `${r.levels_at_start[0]} → ${r.levels_after[0]}`));
-    list.append(infoRow(L.team_13, `${r.levels_at_start[1]} → ${r.levels_after[1]}`));
+    list.append(infoRow(L.team_02, `${levelText(r.levels_at_start[0])} → ${levelText(r.levels_after[0])}`));
+    list.append(infoRow(L.team_13, `${levelText(r.levels_at_start[1])} → ${levelText(r.levels_after[1])}`));
     if (r.next_dealer !== null && r.next_dealer !== undefined) list.append(infoRow(L.next_dealer, seatName(r.next_dealer)));
     box.append(list);
     if (r.match_over) box.append(el("p", "result-line", L.match_over));
@@ -1104,41 +1390,78 @@ function signed(n) {
   return n > 0 ? `+${n}` : String(n);
 }
 
-// System lines come in English from the server; each known kind is shown in the page's words.
-// [kind, pattern, indexes of the parts that are cards, indexes of the parts that are a side]
+// System lines carry a code and their parts (docs/PROTOCOL.md); each is shown in the page's
+// words. Which parts of each code are a seat (named: "南家") and which are cards (in words).
+const SYSTEM_PARTS = {
+  sits: { seats: [1] },
+  leaves: { seats: [1] },
+  bot_sits: { seats: [0] },
+  bids: { seats: [0], cards: [1] },
+  throw_forced: { seats: [0], cards: [1, 2] },
+  throw_back: { seats: [0] },
+  escaped: { seats: [1] },
+  bot_plays: { seats: [0] },
+  autopilot_on: { seats: [0] },
+  autopilot_off: { seats: [0] },
+  back: { seats: [1] },
+  removed: { seats: [0] },
+  away_freed: { seats: [1] },
+};
+
+// Old lines (written before lines had a code) are read from their English text.
 const SYSTEM_LINES = [
-  ["bot_sits", /^a bot sits at seat (\d)$/, [], []],
-  ["hand_starts", /^hand (\d+) of match (\d+) starts$/, [], []],
-  ["bids", /^seat (\d) bids (.+)$/, [1], []],
-  ["throw_forced", /^seat (\d)'s throw (.+) fails: (.+) is played instead$/, [1, 2], []],
-  ["throw_back", /^seat (\d)'s throw fails and is taken back$/, [], []],
-  ["result", /^hand (\d+): attackers (-?\d+) points, (attackers|defenders) \+(\d+)$/, [], [2]],
-  ["escaped", /^hand (\d+): seat (\d) escaped$/, [], []],
-  ["bot_plays", /^the bot plays seat (\d) for (.+)$/, [], []],
-  ["closed", /^the table was closed by an admin$/, [], []],
-  ["removed", /^an admin removed the player at seat (\d)$/, [], []],
-  ["practice", /^a practice hand: a bot is seated, no points or ratings move$/, [], []],
-  ["away_freed", /^(.+) is away: seat (\d) is free$/, [], []],
-  ["stands_short", /^(.+) stands up: this table needs (\d+) table points$/, [], []],
-  ["sits", /^(.+) sits at seat (\d)$/, [], []],
-  ["leaves", /^(.+) leaves seat (\d)$/, [], []],
-  ["back", /^(.+) is back at seat (\d)$/, [], []],
+  ["bot_sits", /^a bot sits at seat (\d)$/],
+  ["hand_starts", /^hand (\d+) of match (\d+) starts$/],
+  ["bids", /^seat (\d) bids (.+)$/],
+  ["throw_forced", /^seat (\d)'s throw (.+) fails: (.+) is played instead$/],
+  ["throw_back", /^seat (\d)'s throw fails and is taken back$/],
+  ["result", /^hand (\d+): attackers (-?\d+) points, (attackers|defenders) \+(\d+)$/],
+  ["escaped", /^hand (\d+): seat (\d) escaped$/],
+  ["bot_plays", /^the bot plays seat (\d) for (.+)$/],
+  ["closed", /^the table was closed by an admin$/],
+  ["removed", /^an admin removed the player at seat (\d)$/],
+  ["practice", /^a practice hand: a bot is seated, no points or ratings move$/],
+  ["away_freed", /^(.+) is away: seat (\d) is free$/],
+  ["stands_short", /^(.+) stands up: this table needs (\d+) table points$/],
+  ["sits", /^(.+) sits at seat (\d)$/],
+  ["leaves", /^(.+) leaves seat (\d)$/],
+  ["back", /^(.+) is back at seat (\d)$/],
 ];
 
-function systemText(text) {
+/** A result line reads by who won and how far: 庄家升 N 级, 闲家上台, 闲家上台并升 N 级. */
+function resultKey(params) {
+  if (params[2] === "defenders") return "result_defenders";
+  return Number(params[3]) > 0 ? "result_attackers" : "result_take_deal";
+}
+
+/** The line's words from its code and parts; null when the page has no words for the code. */
+function systemWords(code, params) {
   const words = L.system || {};
-  for (const [kind, pattern, cardParts, sideParts] of SYSTEM_LINES) {
-    const match = pattern.exec(text);
-    if (!match || !words[kind]) continue;
-    const values = {};
-    match.slice(1).forEach((part, i) => {
-      if (cardParts.includes(i)) values[i] = cardsName(parseCards(part), L);
-      else if (sideParts.includes(i)) values[i] = part === "attackers" ? L.attackers : L.defenders;
-      else values[i] = part;
-    });
-    return fmt(words[kind], values);
+  const key = code === "result" ? resultKey(params) : code;
+  if (!words[key]) return null;
+  const parts = SYSTEM_PARTS[code] || {};
+  const values = {};
+  params.forEach((part, i) => {
+    if ((parts.seats || []).includes(i) && /^\d$/.test(String(part))) values[i] = seatCalled(Number(part));
+    else if ((parts.cards || []).includes(i)) values[i] = cardsName(parseCards(String(part)), L);
+    else values[i] = part;
+  });
+  return fmt(words[key], values);
+}
+
+function systemText(line) {
+  if (line.code) {
+    const text = systemWords(line.code, Array.isArray(line.params) ? line.params : []);
+    if (text !== null) return text;
+    return line.text;
   }
-  return text;
+  for (const [kind, pattern] of SYSTEM_LINES) {
+    const match = pattern.exec(line.text || "");
+    if (!match) continue;
+    const text = systemWords(kind, match.slice(1));
+    if (text !== null) return text;
+  }
+  return line.text;
 }
 
 function renderChat() {
@@ -1148,7 +1471,7 @@ function renderChat() {
   for (const line of game.chat) {
     const item = el("li", line.system ? "system" : "");
     if (!line.system && line.user) item.append(el("b", "", `${line.user}: `));
-    item.append(document.createTextNode(line.system ? systemText(line.text) : line.text));
+    item.append(document.createTextNode(line.system ? systemText(line) : line.text));
     list.append(item);
   }
   if (atBottom) list.scrollTop = list.scrollHeight;
@@ -1163,6 +1486,7 @@ function renderClock() {
   clock.textContent = text;
   clock.classList.toggle("urgent", remaining !== null && remaining <= 5);
   for (const node of root.querySelectorAll("[data-clock]")) node.textContent = text;
+  for (const node of root.querySelectorAll("[data-away-until]")) node.textContent = awayText(node.dataset.awayUntil);
 }
 
 // --- input ---------------------------------------------------------------------------------------
@@ -1191,7 +1515,7 @@ byId("hand").addEventListener("keydown", (event) => {
     primaryAction();
     return;
   } else if (event.key === "Escape") {
-    ui.selected = [];
+    setPicked([]);
     scheduleSelectionCheck();
     renderHand();
     renderActions();

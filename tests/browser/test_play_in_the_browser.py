@@ -272,7 +272,7 @@ def test_sign_up_play_a_hand_with_three_bots_and_watch_its_replay(
     screenshot(page, f"{tag}-6-last-trick")
     chat = page.inner_text("#chat-lines")
     # System lines in the page's language (zh-CN) or as the server writes them (en).
-    assert ("电脑坐在 1 号位" if locale == "zh-CN" else "a bot sits at seat 1") in chat
+    assert ("电脑坐到南家" if locale == "zh-CN" else "a bot sits at South") in chat
 
     page.click("#result .replay-link")
     page.wait_for_url(f"**/hands/{hand.pk}/**")

@@ -55,7 +55,8 @@ def test_the_table_list_shows_the_live_state(client: Client) -> None:
     assert hand.snapshot["phase"] in listing  # burying, after the deal and the bid window
     assert f'<td class="field-hand_seq">{hand.seq}</td>' in listing
     detail = client.get(f"/admin/games/table/{table.pk}/change/").content.decode()
-    assert f"/admin/games/hand/{hand.pk}/change/" in detail and "attacker_points" in detail
+    assert f"/admin/games/hand/{hand.pk}/change/" in detail
+    assert "<dt>attackers&#x27; points</dt>" in detail  # the snapshot's keys, in words
     assert f"/admin/games/table/{table.pk}/seats/0/remove/" in detail
     assert client.get(f"/admin/games/table/{idle.pk}/change/").status_code == 200
     # The seed deals every card: not shown while the hand is played.

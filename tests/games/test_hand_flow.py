@@ -51,7 +51,10 @@ def test_a_whole_hand_is_logged_settled_and_replays() -> None:
     assert sum(p.turns for p in players) == 100 + 1  # 25 tricks × 4 plays, and the bury
     table.refresh_from_db()
     assert table.status == Table.Status.OPEN
-    assert not Seat.objects.filter(table=table, ready=True).exists()
+    # Auto-ready (on by default) readies the four for the match's next hand, which starts
+    # only after the pause (tests/games/test_table_features.py).
+    assert Seat.objects.filter(table=table, ready=True).count() == 4
+    assert table.status == Table.Status.OPEN
     match = hand.match
     match.refresh_from_db()
     assert match.levels == hand.result["levels_after"]

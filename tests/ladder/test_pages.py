@@ -37,7 +37,8 @@ def test_profile_page_shows_the_players_numbers_chart_and_hands(client: Client) 
     profile = response.context["profile"]
     assert profile.title_points == 40 + 3 - 3  # won 3 levels, then lost 3 (200 points)
     assert response.context["title"].name == "平凡"
-    assert "平凡" in html and "努力 (80)" in html  # the title and the next one
+    # the title and the next one, in the page's language (English here: no Accept-Language)
+    assert "Ordinary" in html and "Diligent (80)" in html
     assert profile.hands_played == 2 and profile.hands_won == 1
     assert html.count("<polyline") == 2
     for hand in hands:

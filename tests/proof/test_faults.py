@@ -147,9 +147,7 @@ def test_the_ladder_checks_clean_after_the_drills(site: LiveSite) -> None:
     assert site.manage("ladder_check").startswith("ok:")
 
 
-_SETTLED_HANDS = (
-    "from ladder.models import HandSettlement; print(HandSettlement.objects.count())"
-)
+_SETTLED_HANDS = "from ladder.models import HandSettlement; print(HandSettlement.objects.count())"
 
 
 @pytest.mark.django_db(transaction=True)

@@ -86,6 +86,7 @@ PUBLIC = (OK, OK)
 EXPECTED: dict[str, tuple[str, str]] = {
     "home": PUBLIC,
     "healthz": (HEALTH, HEALTH),  # public by design: reachability only, no detail
+    "favicon": (REDIRECT, REDIRECT),  # /favicon.ico: to the SVG icon
     "set_language": (REDIRECT, REDIRECT),
     "api-schema": PUBLIC,
     "api-docs": PUBLIC,
@@ -118,6 +119,8 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "games:table_new": (LOGIN, OK),
     "games:quick_join": (POST_ONLY, POST_ONLY),
     "games:quick_leave": (POST_ONLY, POST_ONLY),
+    "games:practice": (POST_ONLY, POST_ONLY),
+    "games:invite": (NOT_FOUND, NOT_FOUND),  # a private table's link; a wrong code is 404
     "games:table": PUBLIC,  # the page; the cards come over the socket
     "games:seat_take": (POST_ONLY, POST_ONLY),
     "games:seat_leave": (POST_ONLY, POST_ONLY),
@@ -208,6 +211,7 @@ def url_for(route: str, site: dict[str, Any]) -> str:
         "hand_id": site["finished"].pk,
         "username": site["player"].username,
         "board": "title",
+        "invite_code": "no-such-code",
         "uidb64": "MQ",
         "token": "set-password",
         "index": 0,

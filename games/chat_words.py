@@ -1,0 +1,98 @@
+"""System chat lines in the reader's words: each line is stored as a code plus its parts
+(``ChatLine.code``/``params``, docs/PROTOCOL.md); the table page (static/games/table.js) and the
+admin show it from these patterns, seats named by compass (docs/RULES-DECISIONS.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
+
+# Which parts of each code are seat numbers (0–3), named by compass where shown.
+SEAT_PARTS: dict[str, tuple[int, ...]] = {
+    "sits": (1,),
+    "leaves": (1,),
+    "bot_sits": (0,),
+    "bids": (0,),
+    "throw_forced": (0,),
+    "throw_back": (0,),
+    "escaped": (1,),
+    "bot_plays": (0,),
+    "autopilot_on": (0,),
+    "autopilot_off": (0,),
+    "back": (1,),
+    "removed": (0,),
+    "away_freed": (1,),
+}
+
+
+def seat_compass() -> list[str]:
+    """Seat 0 East, then South, West, North in play order."""
+    return [
+        pgettext("seat", "East"),
+        pgettext("seat", "South"),
+        pgettext("seat", "West"),
+        pgettext("seat", "North"),
+    ]
+
+
+def system_line_patterns() -> dict[str, str]:
+    """The table's system lines by code (a chat line's ``code``; docs/PROTOCOL.md): {0} {1} …
+    are its ``params`` in order, a seat already named ("South", "南家") and cards in words.
+    ``result`` reads by its params: result_defenders, result_take_deal or result_attackers.
+    Old lines without a code are matched by their English text (table.js)."""
+    return {
+        "sits": _("{0} sits at {1}"),
+        "leaves": _("{0} leaves {1}"),
+        "bot_sits": _("a bot sits at {0}"),
+        "hand_starts": _("match {1}, hand {0} starts"),
+        "bids": _("{0} bids {1}"),
+        "throw_forced": _("{0}'s throw {1} fails: {2} is played instead"),
+        "throw_back": _("{0}'s throw fails and is taken back"),
+        "result_defenders": _("hand {0}: attackers {1} points, the defenders go up {3}"),
+        "result_take_deal": _("hand {0}: attackers {1} points, the attackers take the deal"),
+        "result_attackers": _(
+            "hand {0}: attackers {1} points, the attackers take the deal and go up {3}"
+        ),
+        "escaped": _("hand {0}: {1} escaped"),
+        "bot_plays": _("the bot plays {0} for {1}"),
+        "autopilot_on": _("{1} ({0}) turns autopilot on"),
+        "autopilot_off": _("{1} ({0}) turns autopilot off"),
+        "back": _("{0} is back at {1}"),
+        "closed": _("the table was closed by an admin"),
+        "removed": _("an admin removed the player at {0}"),
+        "practice": _("a practice hand: a bot is seated, no points or ratings move"),
+        "away_freed": _("{0} is away: {1} is free"),
+        "stands_short": _("{0} stands up: this table needs {1} table points"),
+    }
+
+
+def _pattern_key(code: str, params: Sequence[object]) -> str:
+    """``result`` reads by who won and how far (the same choice as table.js)."""
+    if code != "result":
+        return code
+    if len(params) > 2 and params[2] == "defenders":
+        return "result_defenders"
+    levels = params[3] if len(params) > 3 else 0
+    return (
+        "result_attackers" if str(levels).isdigit() and int(str(levels)) > 0 else "result_take_deal"
+    )
+
+
+def system_line_text(code: str, params: Sequence[object], fallback: str) -> str:
+    """A stored system line in the active language; ``fallback`` (its English text) for a line
+    without a code or with parts that do not fit its pattern."""
+    pattern = system_line_patterns().get(_pattern_key(code, params)) if code else None
+    if pattern is None:
+        return fallback
+    compass = seat_compass()
+    seats = SEAT_PARTS.get(code, ())
+    parts = [
+        compass[int(str(part))] if i in seats and str(part) in "0123" else str(part)
+        for i, part in enumerate(params)
+    ]
+    try:
+        return pattern.format(*parts)
+    except (IndexError, KeyError, ValueError):
+        return fallback

@@ -1,0 +1,262 @@
+"""The rules in players' words: each preset's name and one-line description, each option's values
+(RULES.md §4–§7), the rules card of a table or a stored hand, what leaving costs at a stake, and
+the data the create form's script needs to show the rules a choice of house rules gives.
+
+The engine names presets and values in code (``seed003``, ``stake_steps``); players never see
+those, only these words, in their language.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext_lazy
+
+from games.engine import HOUSE_RULE_OPTIONS, PRESETS
+from ladder import selectors as ladder_selectors
+
+HOUSE_SUFFIX = "+house"
+
+PRESET_WORDS: dict[str, tuple[Promise, Promise]] = {
+    "ranked": (
+        pgettext_lazy("preset", "Standard"),
+        gettext_lazy(
+            "The ranked rules: bids by strength, a failed throw plays its smallest part, "
+            "settlement by the level ratio, an escape pays three one-level losses."
+        ),
+    ),
+    "seed000": (
+        pgettext_lazy("preset", "Classic"),
+        gettext_lazy(
+            "No bid in the first hand means a new deal; a kitty turned over is read as bids; "
+            "settlement by the levels gained."
+        ),
+    ),
+    "seed002": (
+        pgettext_lazy("preset", "Overcall"),
+        gettext_lazy(
+            "More level cards of another suit overcall (冲主); the first bidder deals; fixed "
+            "amounts by the attackers' points; an escape pays 40."
+        ),
+    ),
+    "seed003": (
+        pgettext_lazy("preset", "Random level"),
+        gettext_lazy(
+            "A random level card every hand; the first level card names trump, pairs protect "
+            "or overturn it; no bid means no trump; stake steps and fees; an escape pays 9 stakes."
+        ),
+    ),
+    "seed004": (
+        pgettext_lazy("preset", "Kitty flip"),
+        gettext_lazy(
+            "A failed throw is refused; nobody bids: the kitty is turned over; the kitty bonus "
+            "counts pairs; past A starts again at 2; nobody pays for an escape."
+        ),
+    ),
+}
+
+
+def preset_label(name: str) -> str:
+    """A rule set's name in players' words: ``seed003`` → 随机级牌, ``ranked+house`` → 标准 ·
+    house rules, an unknown name as it is."""
+    base, house, _rest = name.partition(HOUSE_SUFFIX)
+    words = PRESET_WORDS.get(base)
+    if words is None:
+        return name
+    label = str(words[0])
+    return _("%(preset)s · house rules") % {"preset": label} if house else label
+
+
+def preset_choices() -> list[tuple[str, str]]:
+    return [(name, str(words[0])) for name, words in PRESET_WORDS.items()]
+
+
+def option_words() -> dict[str, dict[str, str]]:
+    """Each rule option's values in words players use (RULES.md §4–§7)."""
+    no_bid = {
+        "redeal": _("deal again"),
+        "flip_kitty": _("turn the kitty over"),
+        "no_trump": _("play with no trump"),
+    }
+    return {
+        "bidding": {
+            "strength": _("a stronger showing overturns: level card < level pair < joker pairs"),
+            "count": _("more level cards of another suit overcall; a joker pair means no trump"),
+            "reinforce": _("the first level card names trump; a pair protects or overturns it"),
+        },
+        "first_hand_dealer": {
+            "bidder": _("the player whose bid stands"),
+            "first_bidder": _("the first player to bid"),
+        },
+        "no_bid_first_hand": no_bid,
+        "no_bid": no_bid,
+        "failed_throw": {
+            "force_smallest": _("one failing part is played, the rest goes back to the hand"),
+            "reject": _("refused: the leader leads again"),
+        },
+        "forced_part": {
+            "by_kind": _("the lowest failing single, else pair, else tractor"),
+            "lowest": _("the failing part holding the lowest card"),
+        },
+        "flip_rule": {
+            "first_card": _("the first level card names trump; a joker first means no trump"),
+            "as_bids": _("the eight cards are read as bids: the strongest names trump"),
+        },
+        "kitty_multiplier": {
+            "lead_shape": _("by the last lead: 2, a pair 4, a tractor 2 × 2^length"),
+            "winner_shape": _("by the winning play: 2, a pair 4, a tractor 8"),
+            "pairs": _(
+                "by the winning play: 2; two pairs 4; three pairs 6; a tractor 2 × 2^length"
+            ),
+        },
+        "past_ace": {
+            "match_end": _("the side that passes A wins the match"),
+            "wrap": _("the side starts again at 2"),
+        },
+        "level_source": {
+            "team": _("the dealer side's level"),
+            "random": _("drawn at random every hand"),
+        },
+        "settlement": {
+            "ratio": _("stake × level ratio, plus stake × levels gained"),
+            "levels": _("stake × levels gained"),
+            "table": _("fixed amounts by the attackers' points"),
+            "stake_steps": _("stake steps by levels gained, and fees"),
+        },
+        "escape_penalty": {
+            "triple": _("the escaper pays three one-level losses"),
+            "fixed_40": _("the escaper pays 40"),
+            "nine_stakes": _("the escaper pays 9 stakes to the other three"),
+            "none": _("nobody pays"),
+        },
+    }
+
+
+def option_labels() -> dict[str, str]:
+    """The options in the order of the rules card and the create form."""
+    return {
+        "bidding": _("Bidding"),
+        "first_hand_dealer": _("First hand's dealer"),
+        # Translators: what happens when nobody bids for trump in a match's first hand.
+        "no_bid_first_hand": _("Nobody bids, first hand"),
+        "no_bid": _("Nobody bids"),
+        "failed_throw": _("Failed throw"),
+        # Translators: which part of a failed throw (甩牌) the leader must play.
+        "forced_part": _("Part played"),
+        # Translators: how the kitty turned over (when nobody bids) names the trump.
+        "flip_rule": _("Kitty turned over"),
+        "kitty_multiplier": _("Kitty multiplier"),
+        "past_ace": _("Past A"),
+        "level_source": _("Level of the hand"),
+        "settlement": _("Settlement"),
+        "escape_penalty": _("Escape"),
+    }
+
+
+def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
+    """``no_bid``, with seed 000's different first hand (``no_bid_first_hand``) when it is."""
+    first, later = options["no_bid_first_hand"], options["no_bid"]
+    if first == later:
+        return words[later]
+    return _("first hand: {first}; later hands: {later}").format(
+        first=words[first], later=words[later]
+    )
+
+
+def escape_words(options: dict[str, Any], stake: int) -> tuple[int, str]:
+    """(the most an escaper pays here, one sentence saying what leaving a hand costs at this
+    stake; RULES.md §7). A player still away when the hand ends pays the same."""
+    least, most = ladder_selectors.escape_cost(ruleset={"options": options}, stake=stake)
+    penalty = options["escape_penalty"]
+    if penalty == "none":
+        return 0, _("Leaving a hand in progress costs nothing under these rules.")
+    if least != most:
+        text = _(
+            "Leaving a hand in progress is an escape: you pay three one-level losses, "
+            "%(least)s table points at levels 2–3, up to %(most)s at A."
+        ) % {"least": least, "most": most}
+    elif penalty == "triple":
+        text = _(
+            "Leaving a hand in progress is an escape: you pay %(amount)s table points "
+            "(three one-level losses)."
+        ) % {"amount": most}
+    elif penalty == "nine_stakes":
+        text = _(
+            "Leaving a hand in progress is an escape: you pay %(amount)s table points "
+            "(9 stakes), shared by the other three."
+        ) % {"amount": most}
+    else:
+        text = _("Leaving a hand in progress is an escape: you pay %(amount)s table points.") % {
+            "amount": most
+        }
+    return most, text + " " + _("Your partner pays nothing.")
+
+
+def fee_words(options: dict[str, Any], stake: int) -> str:
+    """The house's fees at this stake (RULES.md §6)."""
+    fees = ladder_selectors.fee_schedule()
+    if options["settlement"] == "ratio":
+        return _("each winner pays a fee of %(fee)s table points a hand") % {"fee": fees.winner_fee}
+    if options["settlement"] == "stake_steps":
+        service = (stake * fees.service_percent + 50) // 100
+        return _(
+            "every player pays a table fee of %(table)s and a service fee of %(service)s "
+            "(%(percent)s%% of the stake) a hand"
+        ) % {"table": fees.table_fee, "service": service, "percent": fees.service_percent}
+    return _("no fees")
+
+
+def rules_card(rules: dict[str, Any], *, stake: int | None = None) -> dict[str, Any]:
+    """The rules card (templates/games/_rules_card.html) of a rule set's ``to_dict()``: one row
+    per option, its value in words, and, given the table's stake, what an escape and the fees
+    cost in table points."""
+    options = rules["options"]
+    words = option_words()
+    rows = []
+    for option, label in option_labels().items():
+        if option == "no_bid_first_hand":
+            continue
+        value = options[option]
+        if option == "no_bid":
+            text = _no_bid_words(options, words["no_bid"])
+        elif option == "escape_penalty" and stake is not None:
+            text = escape_words(options, stake)[1]
+        else:
+            text = words[option][value]
+        rows.append({"option": option, "value": value, "label": label, "text": text})
+    if stake is not None:
+        rows.append(
+            {"option": "fees", "value": "", "label": _("Fees"), "text": fee_words(options, stake)}
+        )
+    name = str(rules["name"])
+    base = name.partition(HOUSE_SUFFIX)[0]
+    description = PRESET_WORDS[base][1] if base in PRESET_WORDS else ""
+    return {
+        "name": preset_label(name),
+        "preset": base,
+        "description": str(description) if name == base else _("The preset, with house rules."),
+        "rows": rows,
+    }
+
+
+def form_rules_data() -> dict[str, Any]:
+    """What the create form's script needs to show the rules a preset and house rules give."""
+    words = option_words()
+    return {
+        "presets": {
+            name: {
+                "label": str(label),
+                "description": str(description),
+                "options": PRESETS[name].to_dict()["options"],
+            }
+            for name, (label, description) in PRESET_WORDS.items()
+        },
+        "options": {
+            option: {"label": label, "words": words[option]}
+            for option, label in option_labels().items()
+            if option in HOUSE_RULE_OPTIONS
+        },
+        "house_label": _("house rules"),
+    }

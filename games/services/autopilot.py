@@ -1,0 +1,67 @@
+"""托管 (autopilot): a seated player asks the bot to play their seat while they watch, and
+takes it back by turning it off or by acting themselves.
+
+The bot plays the seat through the machinery of a takeover (``Seat.bot``: the bot's short
+delay per move, its bids during the deal, its moves logged ``auto``), so autopilot turns count
+as bot turns, as timeouts do (docs/LADDER.md). Unlike a takeover the player is here: a
+reconnect does not end it, and a connected player on autopilot is present at the hand's end
+and for the next hand (``seat_present``, wrap_up)."""
+
+from __future__ import annotations
+
+from django.db import transaction
+
+from accounts.models import User
+from games.errors import ApplicationError
+from games.handstate import load_state
+from games.models import Hand, Seat, Table
+from games.services._common import (
+    db_now,
+    lock_current_hand,
+    lock_table,
+    locked_seats,
+    system,
+    table_changed,
+)
+from games.services._moves import after_change
+
+
+@transaction.atomic
+def seat_autopilot(*, table_id: int, user: User, on: bool) -> Seat:
+    """Turn the user's seat's autopilot on or off; off, the player plays again at once (their
+    turn gets the normal time)."""
+    if not user.is_authenticated:
+        raise ApplicationError("login_required")
+    table = lock_table(table_id)
+    hand = lock_current_hand(table)
+    seats = locked_seats(table)
+    seat = next((s for s in seats if s.user_id == user.pk), None)
+    if seat is None:
+        raise ApplicationError("not_seated")
+    if seat.autopilot != on:
+        _switch(table, seat, on)
+        if hand is not None:
+            _retime(hand, seats, seat)
+    return seat
+
+
+def autopilot_stop(table: Table, seat: Seat) -> None:
+    """The player acted themselves: autopilot ends. Call holding the hand and seat locks,
+    before the move's ``after_change`` (which times the seat's next turn as a human's)."""
+    if seat.autopilot:
+        _switch(table, seat, False)
+
+
+def _switch(table: Table, seat: Seat, on: bool) -> None:
+    # Off, nobody else plays the seat: its player is here (they just asked, or acted).
+    seat.autopilot = seat.bot = on
+    seat.save(update_fields=["autopilot", "bot"])
+    code = "autopilot_on" if on else "autopilot_off"
+    table_changed(table, system(code, seat.index, str(seat.user)))
+
+
+def _retime(hand: Hand, seats: list[Seat], seat: Seat) -> None:
+    """The seat is to move: its deadline becomes the bot's short one, or the human's again."""
+    state = load_state(hand)
+    if state.to_act == seat.index:
+        after_change(hand, state, db_now(), seats)

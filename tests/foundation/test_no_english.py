@@ -1,0 +1,369 @@
+"""No English left in the Chinese pages (issue 16): every page of the site, and the admin's
+main pages, walked in zh-hans and zh-hant as a player and as staff; any English word of the
+project's own catalogue (the msgids of locale/en) in the visible text is a leftover.
+
+Visible text: the text of the page outside <script>, <style> and <template>, and the attributes
+a reader sees or hears (title, placeholder, aria-label, alt, and the value of an input button).
+Not words: user names, card codes (AS, TD, BJ), numbers, identifiers mixing letters and digits
+or underscores (codes such as ``seed000``), single letters (card ranks, "过 A"), and the few
+names in ``ALLOWED``, each with its reason.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.contrib import admin
+from django.contrib.auth.tokens import default_token_generator
+from django.test import Client
+from django.urls import URLPattern, URLResolver, get_resolver, reverse
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_encode
+
+from accounts.models import User
+from accounts.services import user_ban
+from games import services
+from games.models import Hand, Seat, Table
+from ladder.models import HandSettlement, LadderProfile
+from ladder.services import ladder_points_adjust, ladder_settle_hand
+from tests.games.helpers import FAST, deal_and_close, play_out, ranked_table, ready_all, seat_all
+from tests.games.test_i18n import po_entries
+from tests.https import HTTPS
+
+LANGUAGES = {"zh-hans": "zh-CN,zh;q=0.9", "zh-hant": "zh-TW,zh;q=0.9"}
+PASSWORD = "tractor-pairs-88"
+# Chinese-reading players: their names are no English words.
+PLAYERS = ("zhangsan", "lisi", "wangwu", "zhaoliu")
+RANKED_PLAYERS = ("sunqi", "zhouba", "wujiu", "zhengshi")
+STAFF = "guanliyuan"
+
+# Words a Chinese page may show in Latin letters, each with the reason.
+ALLOWED = {
+    "API": "the API is called so in Chinese too (API 令牌)",
+    "Django": "the admin's brand (Django 站点管理员)",
+    "EN": "the language switch names English in English (简 繁 EN), for a reader looking for it",
+    "ID": "a record's number is its ID in Chinese too (Django's own admin writes ID)",
+    "JSON": "a file format's name (牌谱（JSON）)",
+    "JavaScript": "a technology's name (牌桌需要 JavaScript)",
+    # Keys, named as printed on the keyboard (按键：Esc 清空，Home/End 首尾).
+    **dict.fromkeys(("Esc", "Enter", "Home", "End", "Page", "Up", "Down"), "a key's name"),
+}
+
+# URL patterns that are not pages: JSON, POST-only actions, the admin (walked apart), the API.
+SKIPPED_PREFIXES = ("admin/", "api/", "i18n/", "healthz", "static/", "ws/")
+
+CARD = re.compile(r"^(?:[2-9TJQKA][SHDC]|[SB]J)$")
+TOKEN = re.compile(r"[A-Za-z0-9_]+(?:['’][A-Za-z]+)?")
+PLACEHOLDER = re.compile(r"%\(\w+\)[sd]|\{\w+\}|%[sd]")
+
+
+# --- what a reader sees ------------------------------------------------------------------------
+
+
+class VisibleText(HTMLParser):
+    """The text a reader sees or hears, one string per text run or attribute."""
+
+    # <code>: option values and move notation, shown as written on purpose (``none``, ``play``).
+    HIDDEN = frozenset({"script", "style", "template", "code"})
+    SPOKEN = frozenset({"title", "placeholder", "aria-label", "alt"})
+    BUTTON_INPUTS = frozenset({"submit", "button", "reset"})
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.runs: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in self.HIDDEN:
+            self._hidden += 1
+        values = dict(attrs)
+        for name, value in attrs:
+            if value and name in self.SPOKEN:
+                self.runs.append(value)
+        if tag == "input" and values.get("type") in self.BUTTON_INPUTS and values.get("value"):
+            self.runs.append(values["value"] or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in self.HIDDEN and self._hidden:
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden and data.strip():
+            self.runs.append(data.strip())
+
+
+def visible_runs(html: str) -> list[str]:
+    parser = VisibleText()
+    parser.feed(html)
+    parser.close()
+    return parser.runs
+
+
+def english_vocabulary() -> frozenset[str]:
+    """Every English word (two letters or more) of the project's msgids and their English."""
+    path = Path(settings.BASE_DIR) / "locale" / "en" / "LC_MESSAGES" / "django.po"
+    words: set[str] = set()
+    for entry in po_entries(path):
+        for text in (entry.get("msgid", ""), entry.get("msgstr", "")):
+            for token in TOKEN.findall(PLACEHOLDER.sub(" ", text)):
+                if token.isalpha() and len(token) > 1:
+                    words.add(token.lower())
+    return frozenset(words)
+
+
+def leftovers(html: str, vocabulary: frozenset[str], names: frozenset[str]) -> list[str]:
+    """The visible runs holding an English word of the catalogue (each run once)."""
+    found = []
+    for run in visible_runs(html):
+        for token in TOKEN.findall(run):
+            word = re.sub(r"['’].*", "", token)
+            if not word.isalpha() or len(word) < 2 or word in ALLOWED or word.lower() in names:
+                continue  # an identifier, a letter, or an allowed name
+            if CARD.match(token):
+                continue
+            if word.lower() in vocabulary:
+                found.append(run)
+                break
+    return found
+
+
+# --- the site to walk -----------------------------------------------------------------------
+
+
+@dataclass
+class World:
+    player: User
+    staff: User
+    table: Table
+    ranked: Table
+    private: Table
+    hand: Hand
+    seat: Seat
+
+    @property
+    def names(self) -> frozenset[str]:
+        users = User.objects.all()
+        return frozenset(n.lower() for u in users for n in (u.username, u.display_name) if n)
+
+
+def _user(name: str, **fields: object) -> User:
+    user = User.objects.create_user(name, password=PASSWORD, **fields)  # type: ignore[arg-type]
+    ladder_points_adjust(user=user, account="table", amount=100_000, reason="测试", by=None)
+    return user
+
+
+def _table(creator: User, name: str, *, unlisted: bool = False) -> Table:
+    return services.table_create(
+        creator=creator,
+        name=name,
+        unlisted=unlisted,
+        play_seconds=FAST["play_seconds"],
+        bury_seconds=FAST["bury_seconds"],
+        bid_window_seconds=FAST["bid_window_seconds"],
+        deal_interval_ms=FAST["deal_interval_ms"],
+    )
+
+
+def _finished(hand: Hand, users: list[User]) -> Hand:
+    deal_and_close(hand)
+    hand = play_out(hand, users)
+    if not HandSettlement.objects.filter(hand=hand).exists():
+        ladder_settle_hand(hand_id=hand.pk)
+    return hand
+
+
+def build_world() -> World:
+    """Tables casual, ranked (a quick match's) and private; a finished hand of each of the first
+    two; a ban; a closed table (an admin log line); a chat line."""
+    players = [_user(name) for name in PLAYERS]
+    staff = User.objects.create_superuser(STAFF, "", PASSWORD)
+    LadderProfile.objects.get_or_create(user=staff)
+    table = _table(players[0], "张三的桌")
+    hand = _finished(seat_all(table, players), players)
+    ranked_players = [_user(name) for name in RANKED_PLAYERS]
+    ranked = ranked_table(ranked_players)
+    Table.objects.filter(pk=ranked.pk).update(name=RANKED_PLAYERS[0])  # as quick match names it
+    _finished(ready_all(ranked, ranked_players), ranked_players)
+    private = _table(staff, "私人桌", unlisted=True)
+    closed = _table(staff, "关掉的桌")
+    services.table_close(table_id=closed.pk, actor=staff, reason="测试")
+    services.chat_post(table_id=table.pk, user=players[1], text="你好")
+    banned = _user("qianshiyi")
+    user_ban(user=banned, reason="测试", by=staff)
+    seat = Seat.objects.get(table=table, index=1)
+    return World(players[0], staff, table, ranked, private, hand, seat)
+
+
+def _patterns(
+    resolvers: list[URLPattern | URLResolver], prefix: str = ""
+) -> Iterator[tuple[str, URLPattern]]:
+    for entry in resolvers:
+        route = prefix + str(entry.pattern)
+        if isinstance(entry, URLResolver):
+            yield from _patterns(list(entry.url_patterns), route)
+        else:
+            yield route, entry
+
+
+def sample_arguments(world: World) -> dict[str, str]:
+    uid = urlsafe_base64_encode(force_bytes(world.player.pk))
+    return {
+        "table_id": str(world.table.pk),
+        "hand_id": str(world.hand.pk),
+        "username": world.player.username,
+        "board": "title",
+        "invite_code": world.private.invite_code,
+        "uidb64": uid,
+        "token": default_token_generator.make_token(world.player),
+    }
+
+
+def site_urls(world: World) -> list[str]:
+    """Every page's URL, the path arguments filled in with the world's (a new argument fails
+    the test until it has a sample here)."""
+    samples = sample_arguments(world)
+    urls = []
+    for route, _pattern in _patterns(get_resolver().url_patterns):
+        if route.startswith(SKIPPED_PREFIXES) or route.endswith(".json"):
+            continue
+        arguments = re.findall(r"<(?:\w+:)?(\w+)>", route)
+        missing = [a for a in arguments if a not in samples]
+        assert not missing, f"no sample argument for {missing} in {route!r}: add one"
+        url = "/" + re.sub(r"<(?:\w+:)?(\w+)>", lambda m: samples[m.group(1)], route)
+        urls.append(url)
+    urls.append(f"/tables/{world.ranked.pk}/")  # a quick match's table
+    urls.append("/ladder/rating/")
+    urls.append("/ladder/points/")
+    urls.append("/no-such-page/")  # the 404 page
+    return sorted(set(urls))
+
+
+def admin_urls(world: World) -> list[str]:
+    urls = [reverse("admin:index")]
+    for model in admin.site._registry:
+        meta = model._meta
+        urls.append(reverse("admin:app_list", kwargs={"app_label": meta.app_label}))
+        urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
+    urls.append(reverse("admin:games_table_seat_remove", args=[world.table.pk, 1]))
+    urls.append(reverse("admin:ladder_ladderprofile_adjust", args=[world.player.pk]))
+    return sorted(set(urls))
+
+
+# The admin's actions that ask for a reason first: (changelist, action, object).
+ACTIONS = (
+    ("admin:games_table_changelist", "close_tables", "table"),
+    ("admin:games_seat_changelist", "remove_players", "seat"),
+    ("admin:accounts_user_changelist", "ban_users", "player"),
+    ("admin:accounts_user_changelist", "unban_users", "player"),
+)
+
+
+def logged_in(user: User | None, language: str) -> Client:
+    client = Client(HTTP_ACCEPT_LANGUAGE=LANGUAGES[language], **HTTPS)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def page_leftovers(
+    client: Client, url: str, world: World, vocabulary: frozenset[str]
+) -> dict[str, list[str]]:
+    """{url: runs left in English}: empty for a clean page, or one that is not a page (JSON,
+    POST only)."""
+    response = client.get(url, follow=True)
+    if response.status_code == 405 or "html" not in response.get("Content-Type", ""):
+        return {}
+    assert response.status_code in (200, 404), (url, response.status_code)
+    found = leftovers(response.content.decode(), vocabulary, world.names)
+    return {url: found} if found else {}
+
+
+def report(problems: dict[str, list[str]]) -> str:
+    lines = [f"{url}: {' | '.join(dict.fromkeys(runs))}" for url, runs in sorted(problems.items())]
+    return "English left:\n" + "\n".join(lines)
+
+
+# --- the tests ------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def world(db: None) -> World:
+    return build_world()
+
+
+@pytest.fixture(scope="module")
+def vocabulary() -> frozenset[str]:
+    return english_vocabulary()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_every_page_is_in_chinese(world: World, vocabulary: frozenset[str], language: str) -> None:
+    urls = site_urls(world)
+    assert {"/", "/tables/", f"/tables/{world.table.pk}/", f"/hands/{world.hand.pk}/"} <= set(urls)
+    problems: dict[str, list[str]] = {}
+    for user in (None, world.player, world.staff):
+        client = logged_in(user, language)
+        for url in urls:
+            for key, runs in page_leftovers(client, url, world, vocabulary).items():
+                problems.setdefault(key, []).extend(runs)
+    assert not problems, report(problems)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_the_admins_pages_are_in_chinese(
+    world: World, vocabulary: frozenset[str], language: str
+) -> None:
+    client = logged_in(world.staff, language)
+    problems: dict[str, list[str]] = {}
+    for url in admin_urls(world):
+        problems.update(page_leftovers(client, url, world, vocabulary))
+    objects = {"table": world.table.pk, "seat": world.seat.pk, "player": world.player.pk}
+    for changelist, action, target in ACTIONS:
+        url = reverse(changelist)
+        response = client.post(url, {"action": action, "_selected_action": [objects[target]]})
+        assert response.status_code == 200, (action, response.status_code)
+        assert b'name="apply"' in response.content  # the page asking for a reason
+        found = leftovers(response.content.decode(), vocabulary, world.names)
+        if found:
+            problems[f"{url} ({action})"] = found
+    assert not problems, report(problems)
+
+
+# --- the walker itself ---------------------------------------------------------------------
+
+
+def test_the_walker_catches_an_untranslated_msgid(vocabulary: frozenset[str]) -> None:
+    """A page showing a msgid untranslated fails; the same words hidden in a script, a style or
+    an attribute nobody reads do not; a user name, card codes and allowed names do not."""
+    assert "trick" in vocabulary and "ready" in vocabulary
+    names = frozenset({"zhangsan"})
+    leftover = "<main><h2>上一轮</h2><p>Last trick</p></main>"
+    assert leftovers(leftover, vocabulary, names) == ["Last trick"]
+    assert leftovers('<button title="Ready">准备</button>', vocabulary, names) == ["Ready"]
+    assert leftovers('<input type="submit" value="Confirm">', vocabulary, names) == ["Confirm"]
+    assert leftovers("<p>Quick match · 张三</p>", vocabulary, names) == ["Quick match · 张三"]
+    clean = (
+        '<main data-label="Last trick" class="ready"><script>const s = "Last trick";</script>'
+        "<style>.ready { color: red }</style><template><p>Ready</p></template>"
+        '<p lang="en">zhangsan 出 AS AS KS · 10 · seed000 · 过 A · API 令牌</p>'
+        "<p>选项 <code>none</code></p></main>"
+    )
+    assert leftovers(clean, vocabulary, names) == []
+
+
+@pytest.mark.django_db
+def test_the_walker_fails_on_a_page_rendering_a_leftover(vocabulary: frozenset[str]) -> None:
+    """Through the real stack: a page in English (the 404 page for an English reader) is
+    caught."""
+    response = Client(HTTP_ACCEPT_LANGUAGE="en", **HTTPS).get("/no-such-page/")
+    assert response.status_code == 404
+    assert leftovers(response.content.decode(), vocabulary, frozenset())
