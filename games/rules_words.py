@@ -208,10 +208,16 @@ def fee_words(options: dict[str, Any], stake: int) -> str:
     return _("no fees")
 
 
-def rules_card(rules: dict[str, Any], *, stake: int | None = None) -> dict[str, Any]:
+def practice_words() -> str:
+    return _("A practice hand (a bot is seated): leaving costs nothing and moves no points.")
+
+
+def rules_card(
+    rules: dict[str, Any], *, stake: int | None = None, practice: bool = False
+) -> dict[str, Any]:
     """The rules card (templates/games/_rules_card.html) of a rule set's ``to_dict()``: one row
     per option, its value in words, and, given the table's stake, what an escape and the fees
-    cost in table points."""
+    cost in table points (nothing at a ``practice`` table: a bot of its own sits there)."""
     options = rules["options"]
     words = option_words()
     rows = []
@@ -221,6 +227,8 @@ def rules_card(rules: dict[str, Any], *, stake: int | None = None) -> dict[str, 
         value = options[option]
         if option == "no_bid":
             text = _no_bid_words(options, words["no_bid"])
+        elif option == "escape_penalty" and practice:
+            text = practice_words()
         elif option == "escape_penalty" and stake is not None:
             text = escape_words(options, stake)[1]
         else:

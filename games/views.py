@@ -384,6 +384,8 @@ def _first_contact_words() -> dict[str, Any]:
         "match_only": _("Match {match}"),
         "away_mark": pgettext("seat badge: the player lost the connection", "away"),
         "away_countdown": _("bot in {n}s"),
+        # Translators: between hands, an away player's seat is freed when the countdown ends.
+        "away_countdown_free": _("seat freed in {n}s"),
         "autopilot_badge": pgettext("seat badge", "autopilot"),
         "autopilot": _("Autopilot"),
         "autopilot_stop": _("Stop autopilot"),
@@ -424,9 +426,7 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
             "name": rules_words.preset_label(rules.name),
             "escape_cost": escape_cost,
             "escape_text": escape_text,
-            "practice_text": _(
-                "A practice hand (a bot is seated): leaving costs nothing and moves no points."
-            ),
+            "practice_text": rules_words.practice_words(),
         },
         "grace_s": settings.SHENGJI_DISCONNECT_GRACE_S,
         "timing": {
@@ -457,6 +457,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
     if table is None or not selectors.table_visible_to(table, request.user, request.session):  # type: ignore[arg-type]
         raise Http404("no such table")
     seats = selectors.seats_list(table_id=table.pk)
+    practice = any(s["bot"] and s["user"] is None for s in seats)  # a bot of its own
     return render(
         request,
         "games/table.html",
@@ -464,10 +465,12 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "invite": _invite_for(request, table),
             "table": selectors.table_summary(table),
             "seats": seats,
-            "practice": any(s["bot"] and s["user"] is None for s in seats),
+            "practice": practice,
             "labels": _table_labels(),
             "config": _table_config(request, table),
-            "rules_card": rules_words.rules_card(table.rules().to_dict(), stake=table.stake),
+            "rules_card": rules_words.rules_card(
+                table.rules().to_dict(), stake=table.stake, practice=practice
+            ),
             "points_needed": services.points_needed_here(table),
         },
     )

@@ -699,7 +699,9 @@ function seatBadges(seat, v) {
 function awayText(until) {
   const at = Date.parse(until);
   if (Number.isNaN(at)) return "";
-  return fmt(L.away_countdown, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
+  // In a hand the bot takes the seat over when the grace ends; between hands the seat is freed.
+  const words = handLive() ? L.away_countdown : L.away_countdown_free;
+  return fmt(words, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
 }
 
 function renderSeats() {

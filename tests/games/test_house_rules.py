@@ -206,3 +206,13 @@ def test_the_lobby_and_the_table_header_show_the_preset_by_its_name() -> None:
     page = english(client, f"/tables/{table.pk}/")
     header = found(r'<span id="table-meta"[^>]*>(.*?)</span>', page)
     assert "Random level" in header and "seed003" not in header
+
+
+def test_at_a_practice_table_the_card_and_the_dialog_say_leaving_costs_nothing() -> None:
+    user = make_users(1, "prac")[0]
+    table = services.practice_start(user=user)
+    html = english(logged_in(user), f"/tables/{table.pk}/")
+    assert rules_rows(html)["escape_penalty"] == rules_words.practice_words()
+    config = page_config(html)
+    assert config["rules"]["practice_text"] == rules_words.practice_words()
+    assert "costs nothing" in rules_words.practice_words()

@@ -85,6 +85,7 @@ OK, LOGIN, ADMIN_LOGIN, REDIRECT, POST_ONLY, API_REFUSED, NOT_FOUND, HEALTH = (
 PUBLIC = (OK, OK)
 EXPECTED: dict[str, tuple[str, str]] = {
     "home": PUBLIC,
+    "rules": PUBLIC,  # the rules for players, in the page's language
     "healthz": (HEALTH, HEALTH),  # public by design: reachability only, no detail
     "favicon": (REDIRECT, REDIRECT),  # /favicon.ico: to the SVG icon
     "set_language": (REDIRECT, REDIRECT),
