@@ -11,7 +11,12 @@ from shengji_site.celery import app
 
 def test_every_name_is_a_task_of_games_tasks() -> None:
     names = {value for key, value in vars(task_names).items() if key.isupper()}
-    registered = {tasks.hand_deadline.name, tasks.hand_wrap_up.name, tasks.seat_grace.name}
+    registered = {
+        tasks.hand_deadline.name,
+        tasks.hand_wrap_up.name,
+        tasks.seat_grace.name,
+        tasks.table_next_hand.name,
+    }
     assert names == registered | {tasks.sweep.name}
     app.loader.import_default_modules()  # what a worker imports when it starts
     assert names <= set(app.tasks)
