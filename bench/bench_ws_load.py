@@ -56,6 +56,7 @@ from proof.cpu import CpuMeter, server_pids  # noqa: E402
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
 from proof.load.report import format_table, report  # noqa: E402
+from proof.profile import Profiler  # noqa: E402
 
 # --- the site --------------------------------------------------------------------------------
 
@@ -154,9 +155,29 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
         if share
     ]
     log(f"game: {options.tables} tables, {options.hands} hand(s), think {options.think:g} s")
-    game = run_phase(game_jobs, options.procs, meter.start)
+    profiler = _profiler(site, options)
+
+    def game_starts() -> None:
+        meter.start()
+        if profiler is not None:
+            profiler.start()
+
+    game = run_phase(game_jobs, options.procs, game_starts)
     game_cpu = meter.stop()
-    return report(options, echo, echo_cpu, game, game_cpu)
+    result = report(options, echo, echo_cpu, game, game_cpu)
+    if profiler is not None:
+        result["profile_daphne0"] = profiler.stop()
+    return result
+
+
+def _profiler(site: Any, options: Options) -> Profiler | None:
+    """``--profile``: py-spy on the first daphne during the game (None without it)."""
+    pid = server_pids(site).get("daphne0")
+    if not options.profile or pid is None:
+        return None
+    if not Profiler.available():
+        raise SystemExit("--profile needs py-spy (pip install -e '.[dev]')")
+    return Profiler(pid)
 
 
 def parse(argv: list[str] | None = None) -> Options:
@@ -180,6 +201,7 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--base", help="folder of the LiveSite (default: a new temporary one)")
     add("--site-env", action="append", default=[], help="NAME=VALUE for the site's processes")
     add("--seed", type=int, default=Options.seed)
+    add("--profile", action="store_true", help="py-spy on daphne: its CPU by layer")
     args = parser.parse_args(argv)
     return Options(
         tables=args.tables,
@@ -200,6 +222,7 @@ def parse(argv: list[str] | None = None) -> Options:
         base=args.base,
         site_env=dict(item.split("=", 1) for item in args.site_env),
         seed=args.seed,
+        profile=args.profile,
     )
 
 

@@ -113,6 +113,7 @@ def main() -> None:
             redis_url=redis_url,
             tag=tag,
             SHENGJI_DISCONNECT_GRACE_S="1",
+            SHENGJI_ARRIVAL_GRACE_S="60",  # the drill's players arrive, then drop and return
             SHENGJI_BOT_DELAY_MS="0",
         )
         logging.getLogger("django.request").setLevel(logging.ERROR)  # the 404s the drill asks for

@@ -448,29 +448,28 @@ class TableConsumer(SessionBound):
         await self._forward_view(event)
 
     async def _forward_view(self, event: dict[str, Any]) -> None:
-        view = self._view_to_forward(event)
-        if view is not None:
-            await self.send_json(
-                {"type": "view", "hand": event["hand"], "seq": event["seq"], "view": view}
-            )
+        frame = self._frame_to_forward(event)
+        if frame is not None:
+            await self.send(text_data=frame)
 
-    def _view_to_forward(self, event: dict[str, Any]) -> dict[str, Any] | None:
-        """The one view of a move this socket may see: its seat's, the watched seat's when its
-        player allows it, else the public one. None when the socket's seat is no longer its
-        user's (a frame sent after the user left the seat: the refresh that follows tells)."""
+    def _frame_to_forward(self, event: dict[str, Any]) -> str | None:
+        """The one view frame of a move this socket may see (encoded once, by the mover): its
+        seat's, the watched seat's when its player allows it, else the public one. None when
+        the socket's seat is no longer its user's (a frame sent after the user left the seat:
+        the refresh that follows tells)."""
         presence = self.presence
         if presence is None:
             return None
+        frame: str
         if presence.seat is not None:
             if event["occupants"][presence.seat] != getattr(self.user, "pk", None):
                 return None
-            view: dict[str, Any] = event["views"][presence.seat]
-            return view
-        if presence.watching is not None and event["watchable"][presence.watching]:
-            watched: dict[str, Any] = event["views"][presence.watching]
-            return watched
-        public: dict[str, Any] = event["public"]
-        return public
+            frame = event["frames"][presence.seat]
+        elif presence.watching is not None and event["watchable"][presence.watching]:
+            frame = event["frames"][presence.watching]
+        else:
+            frame = event["public"]
+        return frame
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         if not self.ended:

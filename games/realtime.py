@@ -16,6 +16,7 @@ import uuid
 from datetime import datetime
 from typing import Any
 
+import orjson
 from asgiref.sync import async_to_sync
 from celery import current_app
 from channels.layers import get_channel_layer
@@ -99,6 +100,31 @@ async def _listened(layer: Any, groups: list[str]) -> list[bool]:
     return listened
 
 
+def hand_view_message(
+    hand_id: int,
+    seq: int,
+    views: list[dict[str, Any]],
+    public: dict[str, Any],
+    occupants: list[int | None],
+    watchable: list[bool],
+) -> dict[str, Any]:
+    """The table group's message of one change: each seat's ``view`` frame and the public
+    one, each encoded once here (not once per socket), and the audience rules."""
+    return {
+        "type": "hand.view",
+        "hand": hand_id,
+        "seq": seq,
+        "frames": [_view_frame(hand_id, seq, view) for view in views],
+        "public": _view_frame(hand_id, seq, public),
+        "occupants": occupants,
+        "watchable": watchable,
+    }
+
+
+def _view_frame(hand_id: int, seq: int, view: dict[str, Any]) -> str:
+    return orjson.dumps({"type": "view", "hand": hand_id, "seq": seq, "view": view}).decode()
+
+
 def hand_changed(
     table_id: int,
     hand_id: int,
@@ -118,18 +144,8 @@ def hand_changed(
     to its occupant only (a socket that is no longer theirs drops it), and spectators watching
     a seat get its view only if its player allowed it at that moment.
     """
-    _send(
-        table_group(table_id),
-        {
-            "type": "hand.view",
-            "hand": hand_id,
-            "seq": seq,
-            "views": views,
-            "public": public,
-            "occupants": occupants,
-            "watchable": watchable,
-        },
-    )
+    message = hand_view_message(hand_id, seq, views, public, occupants, watchable)
+    _send(table_group(table_id), message)
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
-from django.db.models import Q
+from django.db.models import Count, Q
 
 from accounts.models import User
 from games.engine import view_for, view_public
@@ -92,7 +92,14 @@ def away_until(seat: Seat) -> str | None:
 
 
 def seats_list(*, table_id: int) -> list[dict[str, Any]]:
-    seats = Seat.objects.filter(table_id=table_id).select_related("user").order_by("index")
+    return _seat_dicts(_seat_rows(table_id))
+
+
+def _seat_rows(table_id: int) -> list[Seat]:
+    return list(Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"))
+
+
+def _seat_dicts(seats: list[Seat]) -> list[dict[str, Any]]:
     return [
         {
             "seat": s.index,
@@ -110,11 +117,6 @@ def seats_list(*, table_id: int) -> list[dict[str, Any]]:
     ]
 
 
-def table_match_number(table: Table) -> int | None:
-    """The number of the table's current or latest match at the table; None before any."""
-    return Match.objects.filter(table=table).count() or None
-
-
 def table_summary(table: Table) -> dict[str, Any]:
     return {
         "id": table.pk,
@@ -129,13 +131,15 @@ def table_summary(table: Table) -> dict[str, Any]:
     }
 
 
-def hand_view_for(*, hand: Hand, presence: Presence) -> dict[str, Any]:
+def hand_view_for(
+    *, hand: Hand, presence: Presence, seats: list[Seat] | None = None, match_number: int = 0
+) -> dict[str, Any]:
+    """The hand as this presence may see it. ``seats`` (the table's, in order) and the hand's
+    ``match_number`` when the caller has read them already (a state read: fewer queries)."""
     state = load_state(hand)
     if presence.seat is not None:
         view = view_for(state, presence.seat)
-    elif presence.watching is not None and spectator_may_see(
-        table_id=presence.table_id, seat=presence.watching
-    ):
+    elif presence.watching is not None and _may_watch(presence, seats):
         view = view_for(state, presence.watching)
     else:
         view = view_public(state)
@@ -144,10 +148,19 @@ def hand_view_for(*, hand: Hand, presence: Presence) -> dict[str, Any]:
         "seq": hand.seq,
         "status": hand.status,
         "number": hand.number,
-        "match_number": match_number_of(table_id=presence.table_id, match_id=hand.match_id),
+        "match_number": match_number
+        or match_number_of(table_id=presence.table_id, match_id=hand.match_id),
         "view": view,
         "deadline": None if hand.deadline is None else hand.deadline.isoformat(),
     }
+
+
+def _may_watch(presence: Presence, seats: list[Seat] | None) -> bool:
+    seat = presence.watching
+    assert seat is not None
+    if seats is None:
+        return spectator_may_see(table_id=presence.table_id, seat=seat)
+    return seats[seat].show_hand_to_spectators and not seats[seat].table.ranked
 
 
 def chat_backlog(*, table_id: int) -> list[dict[str, Any]]:
@@ -168,24 +181,52 @@ def chat_backlog(*, table_id: int) -> list[dict[str, Any]]:
 def table_state_for(*, presence: Presence) -> dict[str, Any]:
     """Everything a socket needs on connecting: the table, its seats, the hand, the chat."""
     table = Table.objects.get(pk=presence.table_id)
+    return _state(table, _seat_rows(table.pk), presence)
+
+
+def _state(table: Table, seats: list[Seat], presence: Presence) -> dict[str, Any]:
+    """The ``state`` frame from the table and its seats as read: the hand, the numbering of
+    its match and the chat are three more queries (and the log, when this process does not
+    hold the hand's state already)."""
+    for seat in seats:
+        seat.table = table
     hand = current_hand_get(table_id=table.pk)
+    matches, hand_match = _match_numbers(table, hand)
     return {
         "type": "state",
-        "table": {**table_summary(table), "match_number": table_match_number(table)},
-        "seats": seats_list(table_id=table.pk),
+        "table": {**table_summary(table), "match_number": matches or None},
+        "seats": _seat_dicts(seats),
         "you": {"seat": presence.seat, "watching": presence.watching},
-        "hand": None if hand is None else hand_view_for(hand=hand, presence=presence),
+        "hand": None
+        if hand is None
+        else hand_view_for(hand=hand, presence=presence, seats=seats, match_number=hand_match),
         "chat": chat_backlog(table_id=table.pk),
     }
+
+
+def _match_numbers(table: Table, hand: Hand | None) -> tuple[int, int]:
+    """(the table's matches so far, the number of the hand's match at the table) in one
+    query."""
+    upto = Q(pk__lte=hand.match_id) if hand is not None else Q(pk__lte=0)
+    found = Match.objects.filter(table=table).aggregate(
+        all=Count("pk"), upto=Count("pk", filter=upto)
+    )
+    return int(found["all"]), int(found["upto"])
 
 
 def presence_and_state(
     *, table_id: int, user: User, watching: int | None = None
 ) -> tuple[Presence, dict[str, Any]] | None:
     """A socket's presence and its ``state`` frame in one call (one trip to a database
-    thread); None when the table is gone."""
-    presence = presence_get(table_id=table_id, user=user, watching=watching)
-    return None if presence is None else (presence, table_state_for(presence=presence))
+    thread); None when the table is gone. Five queries: the table, its seats, the hand, its
+    match's number, the chat."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return None
+    seats = _seat_rows(table_id)
+    mine = next((s.index for s in seats if user.is_authenticated and s.user_id == user.pk), None)
+    presence = Presence(table_id, mine, None if mine is not None else watching)
+    return presence, _state(table, seats, presence)
 
 
 def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:

@@ -129,6 +129,9 @@ class SeatClient:
             if self.ping_every:
                 self._spawn(self._keep_alive())
             if self.auto_ready:
+                # This client presses ready before each hand itself: the seat's own auto-ready
+                # (on by default) would start hands it did not ask for.
+                await self.send({"type": "auto_ready", "on": False})
                 await self.send({"type": "ready", "ready": True})
             while self.hands_finished < goal:
                 await self.receive(timeout)

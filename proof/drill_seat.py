@@ -100,6 +100,7 @@ class DrillSeat:
     stall_next: bool = False
     away: bool = False
     resyncs_by_pong: int = 0
+    readies_itself: bool = False  # has turned the seat's auto-ready off (it presses ready)
     _lagging: tuple[int, int] | None = None
     _acted_on: tuple[int | None, int] = (None, -1)
     _pinger: asyncio.Task[None] | None = None
@@ -203,6 +204,9 @@ class DrillSeat:
         if self.session is None or len(self.finished) >= self.goal:
             return
         if self.view is None or self.view.get("phase") == "finished":
+            if not self.readies_itself:  # the seat's auto-ready would start unasked hands
+                await self.send({"type": "auto_ready", "on": False})
+                self.readies_itself = True
             await self.send({"type": "ready", "ready": True})
 
     # --- frames --------------------------------------------------------------------------

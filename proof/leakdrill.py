@@ -22,6 +22,7 @@ import itertools
 import json
 import random
 import time
+import traceback
 from collections import Counter
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -212,6 +213,14 @@ class Peer:
         return self.hand_id == hand_id and view is not None and view["phase"] == "finished"
 
 
+def _seats_now(table_id: int) -> list[dict[str, Any]]:
+    """The table's seats as the database has them (for a failure's report)."""
+    from games.models import Seat
+
+    fields = ("index", "user_id", "ready", "auto_ready", "bot", "connected", "disconnected_at")
+    return list(Seat.objects.filter(table_id=table_id).order_by("index").values(*fields))
+
+
 def hand_over(hand_id: int) -> Callable[[Peer], bool]:
     return lambda peer: peer.finished(hand_id)
 
@@ -239,6 +248,7 @@ class Actor:
         self.checked = False
         self.risky_tried = False
         self.on_turn: Callable[[Actor], Awaitable[bool]] | None = None
+        self.readies_itself = False  # has turned the seat's auto-ready off
         peer.listener = self.hear
 
     def new_hand(self, number: int) -> None:
@@ -504,7 +514,20 @@ class TableDrill:
                 await self._between_hands(number)
             await asyncio.sleep(0.3)  # the last frames of the last change
         except Exception as error:  # reported; the frames recorded so far are still checked
-            self.run.failure = f"{type(error).__name__}: {error}"
+            where = " < ".join(
+                f"{frame.name}:{frame.lineno}"
+                for frame in reversed(traceback.extract_tb(error.__traceback__)[-4:])
+            )
+            seen = "; ".join(
+                f"{p.receiver.name} hand {p.hand_id} seq {p.seq} "
+                f"{None if p.view is None else p.view.get('phase')}"
+                for p in self.peers
+            )
+            seats = await database_sync_to_async(_seats_now)(self.run.table_id)
+            self.run.failure = (
+                f"{type(error).__name__}: {error} (at {where}); peers: {seen};"
+                f" seats: {seats}; events: {self.run.events[-6:]}"
+            )
         finally:
             await self._close()
         await self._truths_of_unfinished_hands()
@@ -550,6 +573,9 @@ class TableDrill:
         before = self.run.truths[-1].hand_id if self.run.truths else 0
         for actor in self.actors.values():
             actor.new_hand(number)
+            if not actor.readies_itself:  # the drill presses ready for each hand itself
+                await actor.peer.send({"type": "auto_ready", "on": False})
+                actor.readies_itself = True
             await actor.peer.send({"type": "ready", "ready": True})
         anyone = next(iter(self.actors.values())).peer
         await anyone.wait_for(lambda p: (p.hand_id or 0) > before)

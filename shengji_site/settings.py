@@ -171,6 +171,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# Celery's Django fixup closes the worker's database connection before and after every task
+# unless this is set (then every 2 × N tasks): each deadline task opened a new PostgreSQL
+# backend, a third of PostgreSQL's CPU per move (docs/proof/LOAD.md). Between, Django's own
+# rule (CONN_MAX_AGE, health checks) decides, as for a request (shengji_site/celery.py).
+CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX") or 10_000)
 
 AUTH_USER_MODEL = "accounts.User"
 AUTH_PASSWORD_VALIDATORS = [
@@ -277,6 +282,10 @@ LADDER_PAGE_SIZE = 50
 # Live tables (games/services/)
 SHENGJI_BOT_DELAY_MS = int(os.environ.get("SHENGJI_BOT_DELAY_MS") or 800)
 SHENGJI_DISCONNECT_GRACE_S = int(os.environ.get("SHENGJI_DISCONNECT_GRACE_S") or 30)
+# How long a player seated by quick match has to open the table before the seat is freed.
+SHENGJI_ARRIVAL_GRACE_S = int(
+    os.environ.get("SHENGJI_ARRIVAL_GRACE_S") or SHENGJI_DISCONNECT_GRACE_S
+)
 # Auto-ready's next hand starts this long after the last one ended: time to see the result.
 SHENGJI_NEXT_HAND_PAUSE_S = float(os.environ.get("SHENGJI_NEXT_HAND_PAUSE_S") or 5)
 SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)

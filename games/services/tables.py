@@ -249,11 +249,11 @@ def _sit(
 
 
 def _arrival_grace(seat: Seat) -> None:
-    """A player seated by quick match has the grace period to arrive, as one who left has to
-    return (``seat_takeover`` stands them up when it ends)."""
+    """A player seated by quick match has ``SHENGJI_ARRIVAL_GRACE_S`` (by default the grace
+    of one who left) to arrive (``seat_takeover`` stands them up when it ends)."""
     assert seat.disconnected_at is not None
     seat_id, since = seat.pk, seat.disconnected_at.isoformat()
-    grace = settings.SHENGJI_DISCONNECT_GRACE_S
+    grace = settings.SHENGJI_ARRIVAL_GRACE_S
     transaction.on_commit(lambda: realtime.schedule_grace(seat_id, since, grace))
 
 

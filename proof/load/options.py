@@ -26,4 +26,5 @@ class Options:
     base: str | None = None
     site_env: dict[str, str] = field(default_factory=dict)
     seed: int = 1
+    profile: bool = False  # py-spy on the first daphne during the game: its CPU by layer
     keep_samples: bool = False  # every latency in the result (seconds), for tests

@@ -134,5 +134,9 @@ def format_table(result: dict[str, Any]) -> str:
         f" {result['client']['loop_lag_ms']}"
     )
     lines.append(f"server CPU ms per action: {result['server_cpu_ms_per_action']}")
+    profile = result.get("profile_daphne0")
+    if profile:
+        shares = ", ".join(f"{layer} {share}" for layer, share in profile.items())
+        lines.append(f"daphne0's CPU by layer (% of samples holding the GIL): {shares}")
     lines += [f"  error: {line}" for line in result["error_samples"]]
     return "\n".join(lines)

@@ -5,12 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from django.test import Client
+
 from accounts.models import User
 from games import services
 from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, Table
 from ladder.services import ladder_points_adjust
+from tests.https import HTTPS
 
 FAST = {"play_seconds": 30, "bury_seconds": 30, "bid_window_seconds": 0, "deal_interval_ms": 0}
 
@@ -100,3 +103,10 @@ def play_out(hand: Hand, users: list[User]) -> Hand:
     while fresh(hand).status == Hand.Status.PLAYING:
         act_as_bot_would(hand, users)
     return fresh(hand)
+
+
+def logged_in(user: User) -> Client:
+    """A browser-like client (HTTPS) logged in as ``user``."""
+    client = Client(**HTTPS)
+    client.force_login(user)
+    return client

@@ -16,7 +16,7 @@ from games.models import ChatLine, Hand, QueueEntry, Seat, Table
 from ladder.models import HandSettlement, LedgerEntry, RatingChange
 from ladder.selectors import player_balance
 from ladder.services import ladder_points_adjust, ladder_profile_open
-from tests.games.helpers import make_table, make_users, seat_all
+from tests.games.helpers import logged_in, make_table, make_users, seat_all
 from tests.https import HTTPS
 
 PRACTICE = "/tables/practice/"
@@ -25,12 +25,6 @@ PRACTICE = "/tables/practice/"
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def login(user: User) -> Client:
-    client = Client(**HTTPS)
-    client.force_login(user)
-    return client
 
 
 def broke(name: str) -> User:
@@ -68,7 +62,7 @@ def test_the_home_page_offers_both_buttons_the_counts_and_the_top_five() -> None
     now = services.db_now()
     QueueEntry.objects.create(user=users[5], rating=0, joined_at=now, last_seen=now)
 
-    html = login(users[4]).get("/").content.decode()
+    html = logged_in(users[4]).get("/").content.decode()
 
     assert 'action="/tables/quick/join/"' in html and f'action="{PRACTICE}"' in html
     assert "Quick match" in html and "Practice against bots" in html
@@ -93,7 +87,7 @@ def test_practice_in_one_post_seats_three_bots_and_deals_a_hand_to_a_player_with
     None
 ):
     user = broke("poor")
-    location = practice(login(user))
+    location = practice(logged_in(user))
 
     table = Table.objects.get(creator=user)
     assert location == f"/tables/{table.pk}/"
@@ -120,7 +114,7 @@ def test_practice_in_one_post_seats_three_bots_and_deals_a_hand_to_a_player_with
 @pytest.mark.django_db
 def test_a_second_click_plays_on_at_the_same_practice_table() -> None:
     (user,) = make_users(1)
-    client = login(user)
+    client = logged_in(user)
     first = practice(client)
     hand = Hand.objects.get(match__table__creator=user)
     services.hand_leave(hand_id=hand.pk, user=user)  # the escaper leaves the seat
@@ -136,7 +130,7 @@ def test_a_player_already_seated_is_sent_back_to_their_table() -> None:
     users = make_users(2)
     table = make_table(users[1])
     services.seat_take(table_id=table.pk, user=users[0], index=2)
-    client = login(users[0])
+    client = logged_in(users[0])
 
     response = client.post(PRACTICE, follow=True)
 

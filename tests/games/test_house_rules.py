@@ -17,8 +17,7 @@ from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
 from games.errors import ApplicationError
 from games.models import Table
 from ladder import selectors as ladder_selectors
-from tests.games.helpers import make_table, make_users, seat_all
-from tests.https import HTTPS
+from tests.games.helpers import logged_in, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db
 
@@ -38,12 +37,6 @@ def found(pattern: str, text: str) -> str:
 def page_config(html: str) -> dict[str, Any]:
     config: dict[str, Any] = json.loads(found(r'id="table-config"[^>]*>(.*?)</script>', html))
     return config
-
-
-def logged_in(user: object) -> Client:
-    client = Client(**HTTPS)
-    client.force_login(user)  # type: ignore[arg-type]
-    return client
 
 
 def create_form(**fields: str) -> dict[str, str]:

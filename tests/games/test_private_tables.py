@@ -16,19 +16,13 @@ from games import selectors, services
 from games.models import Seat, Table
 from proof.fuzz import session_headers
 from shengji_site.asgi import application
-from tests.games.helpers import make_table, make_users
+from tests.games.helpers import logged_in, make_table, make_users
 from tests.https import HTTPS, JSON
 
 
 @pytest.fixture(autouse=True)
 def fast_password_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def login(user: User) -> Client:
-    client = Client(**HTTPS)
-    client.force_login(user)
-    return client
 
 
 def private_table(creator: User) -> Table:
@@ -46,7 +40,7 @@ def test_a_private_table_is_in_no_listing() -> None:
     users = make_users(3)
     private = private_table(users[0])
     listed = services.table_create(creator=users[1], name="open to all")
-    client = login(users[2])
+    client = logged_in(users[2])
 
     lobby = client.get("/tables/").content.decode()
     assert "open to all" in lobby and f'id="table-{listed.pk}"' in lobby
@@ -70,19 +64,19 @@ def test_only_the_creator_players_staff_and_invited_see_the_page() -> None:
     staff.is_staff = True
     staff.save()
 
-    assert login(users[2]).get(page).status_code == 404  # a stranger
+    assert logged_in(users[2]).get(page).status_code == 404  # a stranger
     assert Client(**HTTPS).get(page).status_code == 404  # a visitor
     for user in (users[0], users[1], staff):
-        assert login(user).get(page).status_code == 200, user
+        assert logged_in(user).get(page).status_code == 200, user
 
-    stranger = login(users[2])
+    stranger = logged_in(users[2])
     response = stranger.get(invite(table))
     assert response.status_code == 302 and response["Location"] == page
     html = stranger.get(page).content.decode()
     assert 'id="invite-url" type="text" readonly value="https://testserver' in html
     assert f'{invite(table)}" aria-label=' in html  # the link, whole, to copy
     assert 'class="invite is-mine"' not in html  # the creator's box is the prominent one
-    assert 'class="invite is-mine"' in login(users[0]).get(page).content.decode()
+    assert 'class="invite is-mine"' in logged_in(users[0]).get(page).content.decode()
     visitor = Client(**HTTPS)
     assert visitor.get(invite(table)).status_code == 302
     assert visitor.get(page).status_code == 200  # a visitor through the link may watch
@@ -97,7 +91,7 @@ def test_a_stranger_cannot_sit_by_the_table_id_but_an_invited_player_can() -> No
     users = make_users(2)
     table = private_table(users[0])
     sit = f"/tables/{table.pk}/sit/"
-    client = login(users[1])
+    client = logged_in(users[1])
 
     refused = client.post(sit, {"seat": "2"}, **JSON)
     assert refused.status_code == 404 and refused.json()["code"] == "not_found"

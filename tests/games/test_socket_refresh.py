@@ -13,7 +13,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from games import selectors, services
-from games.realtime import table_group
+from games.realtime import hand_view_message, table_group
 from proof.fuzz import session_headers
 from shengji_site.asgi import application
 from tests.games.helpers import make_table, make_users, seat_all
@@ -105,15 +105,8 @@ async def test_views_during_a_state_read_follow_it_without_the_ones_it_holds(
     layer = get_channel_layer()
 
     def view(seq: int) -> dict[str, Any]:
-        return {
-            "type": "hand.view",
-            "hand": hand_id,
-            "seq": seq,
-            "views": [{"seat": n, "hand": "secret"} for n in range(4)],
-            "public": {"marker": seq},
-            "occupants": [None] * 4,
-            "watchable": [False] * 4,
-        }
+        seats = [{"seat": n, "hand": "secret"} for n in range(4)]
+        return hand_view_message(hand_id, seq, seats, {"marker": seq}, [None] * 4, [False] * 4)
 
     for seq in (0, 1, 2):  # the state read holds seq 0: only 1 and 2 are newer
         await layer.group_send(table_group(table_id), view(seq))
@@ -140,15 +133,9 @@ async def test_a_seated_socket_forwards_its_own_seats_view_only() -> None:
     assert connected
     assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "state"
     occupants = [u.pk for u in users]
-    event = {
-        "type": "hand.view",
-        "hand": hand.pk,
-        "seq": 5,
-        "views": [{"seat": n} for n in range(4)],
-        "public": {"seat": None},
-        "occupants": occupants,
-        "watchable": [True] * 4,
-    }
+    event = hand_view_message(
+        hand.pk, 5, [{"seat": n} for n in range(4)], {"seat": None}, occupants, [True] * 4
+    )
     layer = get_channel_layer()
     await layer.group_send(table_group(table.pk), event)
     frame = await socket.receive_json_from(timeout=TIMEOUT)

@@ -316,6 +316,9 @@ async def test_twenty_hands_on_real_sockets_leak_no_card(
     throws, bids during the deal, bot seats, a player who drops and comes back, two escapes, a
     permission withdrawn mid-hand, a seat that changes player; every frame checked."""
     settings.SHENGJI_DISCONNECT_GRACE_S = 1
+    # Four tables open at once on a loaded machine: their players get time to arrive (the
+    # drill tests drops and returns, not a quick-match player who never comes).
+    settings.SHENGJI_ARRIVAL_GRACE_S = 60
     settings.SHENGJI_BOT_DELAY_MS = 0
     result = await drill(standard_plans(hands=5, seed=10))
 
