@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from collections import Counter
 from collections.abc import Iterable
@@ -64,14 +65,19 @@ class Profiler:
         self.output = Path(tempfile.mkdtemp(prefix="shengji-profile-")) / "stacks.txt"
 
     @staticmethod
-    def available() -> bool:
-        return shutil.which("py-spy") is not None
+    def command() -> str | None:
+        """py-spy beside this interpreter (the project's venv), else on the PATH."""
+        beside = Path(sys.executable).with_name("py-spy")
+        return str(beside) if beside.exists() else shutil.which("py-spy")
+
+    @classmethod
+    def available(cls) -> bool:
+        return cls.command() is not None
 
     def start(self) -> None:
-        command = [
-            "py-spy", "record", "--pid", str(self.pid), "--rate", str(self.rate), "--gil",
-            "--format", "raw", "--output", str(self.output), "--nonblocking",
-        ]  # fmt: skip
+        command = [self.command() or "py-spy", "record", "--pid", str(self.pid)]
+        command += ["--rate", str(self.rate), "--gil", "--format", "raw"]
+        command += ["--output", str(self.output), "--nonblocking"]
         self.process = subprocess.Popen(
             command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
         )
