@@ -150,6 +150,7 @@ class Peer:
         self.seq = -1
         self.view: dict[str, Any] | None = None
         self.you: dict[str, Any] = {}
+        self.table_status: str | None = None
         self.listener: Callable[[Peer, dict[str, Any]], Awaitable[None]] | None = None
         self.changed = asyncio.Event()
         self.heard_at = time.monotonic()
@@ -195,6 +196,7 @@ class Peer:
         kind = frame.get("type")
         if kind == "state":
             self.you = frame.get("you") or {}
+            self.table_status = (frame.get("table") or {}).get("status")
             hand = frame.get("hand")
             if hand:
                 self._take(hand["id"], hand["seq"], hand["view"])
@@ -651,12 +653,19 @@ class TableDrill:
         end_grants(self.run.receivers, seat, end)
 
     async def _fresh_you(self, peer: Peer) -> dict[str, Any]:
-        count = len(peer.receiver.frames)
-        await peer.send({"type": "state"})
-        await peer.wait_for(
-            lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:]), timeout=30
-        )
-        return peer.you
+        """The seat as the server has it once the hand is wrapped up: the last move's views go
+        out before its wrap-up commits, and until then the table is still playing (standing or
+        sitting would be refused with hand_in_progress)."""
+        async with asyncio.timeout(30):
+            while True:
+                count = len(peer.receiver.frames)
+                await peer.send({"type": "state"})
+                await peer.wait_for(
+                    lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:])
+                )
+                if peer.table_status != "playing":
+                    return peer.you
+                await asyncio.sleep(0.2)
 
     async def _swap(self, seat: int) -> None:
         """The player stands up (and keeps watching); the spare takes the seat."""
