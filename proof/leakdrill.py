@@ -18,6 +18,7 @@ Needs the database, the channel layer and a Celery worker (deadlines, bots, grac
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
 import random
@@ -225,6 +226,11 @@ def _seats_now(table_id: int) -> list[dict[str, Any]]:
 
 def hand_over(hand_id: int) -> Callable[[Peer], bool]:
     return lambda peer: peer.finished(hand_id)
+
+
+def _state_since(peer: Peer, count: int) -> bool:
+    """A ``state`` frame came after the first ``count`` frames."""
+    return any(frame.get("type") == "state" for frame in peer.receiver.frames[count:])
 
 
 def seated_at(seat: int | None) -> Callable[[Peer], bool]:
@@ -660,9 +666,7 @@ class TableDrill:
             while True:
                 count = len(peer.receiver.frames)
                 await peer.send({"type": "state"})
-                await peer.wait_for(
-                    lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:])
-                )
+                await peer.wait_for(functools.partial(_state_since, count=count))
                 if peer.table_status != "playing":
                     return peer.you
                 await asyncio.sleep(0.2)
