@@ -116,6 +116,7 @@ class SessionBound(AsyncJsonWebsocketConsumer):
     ended = False
     session_key: str | None = None
     session_hash = ""
+    session_password = ""  # the user's password hash as the last full session check found it
     check_due = False  # a message is being taken whose session check has not run yet
 
     async def _db(self, function: Callable[..., R], /, **kwargs: Any) -> R:
@@ -132,9 +133,7 @@ class SessionBound(AsyncJsonWebsocketConsumer):
         }
 
         def checked() -> R:
-            end = services.socket_session_check(**check)
-            if end is not None:
-                raise SessionEnded(end)
+            self._session_checked(*services.socket_session_state(**check))
             return function(**kwargs)
 
         return await database_sync_to_async(checked)()
@@ -164,13 +163,22 @@ class SessionBound(AsyncJsonWebsocketConsumer):
             return False
         if not self.user.is_authenticated:
             return True
-        end = await database_sync_to_async(services.socket_session_check)(
-            user_id=self.user.pk, session_key=self.session_key, session_hash=self.session_hash
-        )
-        if end is None:
-            return True
-        await self._end_session(end.code, end.reason)
-        return False
+        try:
+            found = await database_sync_to_async(services.socket_session_state)(
+                user_id=self.user.pk, session_key=self.session_key, session_hash=self.session_hash
+            )
+            self._session_checked(*found)
+        except SessionEnded as ended:
+            await self._end_session(ended.end.code, ended.end.reason)
+            return False
+        return True
+
+    def _session_checked(self, end: services.SessionEnd | None, password: str) -> None:
+        """Remember the password hash a full check accepted (the optimistic move checks the
+        session by it in its own statement); raise ``SessionEnded`` when the check failed."""
+        self.session_password = password
+        if end is not None:
+            raise SessionEnded(end)
 
     async def session_end(self, event: dict[str, Any]) -> None:
         """From the user's group: every session ended, or ``session`` (a digest) only."""
@@ -428,6 +436,13 @@ class TableConsumer(SessionBound):
     async def _act(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
         self._require_login()
+        if self.session_password:
+            mover = services.Mover(self.user.pk, self.session_password, self.session_key)
+            if await services.table_act_optimistic(
+                table_id=self.table_id, mover=mover, kind=kind, cards=cards, seq=seq
+            ):
+                self.check_due = False  # its statement checked the session
+                return
         await self._db(
             services.table_act,
             table_id=self.table_id,

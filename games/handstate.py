@@ -51,6 +51,16 @@ def load_state(hand: Hand) -> HandState:
     return state.copy()
 
 
+def kept_state(hand_id: int, seq: int) -> HandState | None:
+    """A private copy of the state this process keeps for the hand at ``seq``, or None (no
+    database read: the optimistic move's question)."""
+    with _states_lock:
+        cached = _states.get(hand_id)
+    if cached is None or cached[0] != seq:
+        return None
+    return cached[1].copy()
+
+
 def remember_state(hand_id: int, state: HandState) -> None:
     """Keep a committed state (call after commit: an uncommitted one may still roll back)."""
     kept = (len(state.actions), state.copy())

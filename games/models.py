@@ -209,6 +209,10 @@ class Hand(models.Model):
     result = models.JSONField(null=True, blank=True, verbose_name=_("result"))
     # Ended, not yet settled and its table not yet opened (services.hand_wrap_up).
     awaiting_wrap_up = models.BooleanField(default=False, verbose_name=_("awaiting wrap-up"))
+    # Counts the changes of the table's seats during the hand (who sits, bot, 托管, shown hand),
+    # bumped by a database trigger (migration 0007), so that a move made against seats kept in
+    # memory (games/services/optimistic.py) is refused by its own UPDATE when they changed.
+    seats_rev = models.PositiveIntegerField(default=0, verbose_name=_("seat changes"))
     started_at = models.DateTimeField(auto_now_add=True, verbose_name=_("started at"))
     finished_at = models.DateTimeField(null=True, blank=True, verbose_name=_("finished at"))
 

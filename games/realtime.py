@@ -74,6 +74,17 @@ def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
         logger.warning("frames to %s lost: Redis unreachable", [g for g, _ in sends])
 
 
+async def group_send_async(group: str, message: dict[str, Any]) -> None:
+    """``_send`` from code already on the event loop (the optimistic move): no thread hop."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        await layer.group_send(group, message)
+    except SEND_FAILURES:
+        logger.warning("frames to %s lost: Redis unreachable", group)
+
+
 async def _listened(layer: Any, groups: list[str]) -> list[bool]:
     """Which groups have a socket in them, asked of Redis in one pipelined trip (a send to an
     empty group costs channels-redis two round trips; most tables have no spectators).

@@ -36,3 +36,14 @@ def fresh_channel_layers() -> Iterator[None]:
     channel_layers.backends.clear()
     yield
     channel_layers.backends.clear()
+
+
+@pytest.fixture(autouse=True)
+def fresh_move_connections() -> Iterator[None]:
+    """The optimistic move's connections (games/asyncdb.py) belong to the event loop that
+    opened them, and every async test has a loop of its own: each test's are closed after it,
+    so none is left to keep the test database from being dropped at the end."""
+    yield
+    from games import asyncdb
+
+    asyncdb.drop_all()

@@ -7,7 +7,10 @@ action is already in the database.
 This is the package's face: callers import from here (``from games import services``). One
 module per concern; the imports between them go one way, down this list, never up:
 
-    hands        acting in a hand, the hint            → wrap_up, autopilot, _moves, _common
+    hands        acting in a hand, the hint            → wrap_up, autopilot, optimistic,
+                                                         _moves, _common
+    optimistic   the one-statement move (on the event loop; its facts kept by ``hands``)
+                                                       → _common
     deadlines    what a deadline task does             → wrap_up, _moves, _common
     wrap_up      settling an ended hand                → start, _moves, _common
     practice     one click to practise against bots    → tables, _common
@@ -41,6 +44,7 @@ from games.services.connections import (
     seats_takeover_overdue,
     sessions_end,
     socket_session_check,
+    socket_session_state,
     user_seats_vacate,
 )
 from games.services.deadlines import DeadlineRun, deadline_run, hand_advance, hands_overdue
@@ -53,6 +57,7 @@ from games.services.hands import (
     table_hint,
 )
 from games.services.moderation import seat_remove, table_close
+from games.services.optimistic import Mover, table_act_optimistic
 from games.services.practice import practice_start
 from games.services.start import table_start_due, tables_start_overdue
 from games.services.tables import (
@@ -77,6 +82,7 @@ __all__ = [
     "SESSION_ENDED",
     "ApplicationError",
     "DeadlineRun",
+    "Mover",
     "SessionEnd",
     "bot_delay",
     "chat_post",
@@ -112,8 +118,10 @@ __all__ = [
     "seats_takeover_overdue",
     "sessions_end",
     "socket_session_check",
+    "socket_session_state",
     "system_line",
     "table_act",
+    "table_act_optimistic",
     "table_close",
     "table_create",
     "table_hint",

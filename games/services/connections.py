@@ -205,19 +205,30 @@ def socket_session_check(
     password hash is the user's (a password change ends every other session). One statement
     of two primary-key lookups: the socket makes it before each message it takes, so a socket
     whose close message was lost (``realtime.sessions_ended``; Redis down) acts no more."""
+    end, _ = socket_session_state(
+        user_id=user_id, session_key=session_key, session_hash=session_hash
+    )
+    return end
+
+
+def socket_session_state(
+    *, user_id: int, session_key: str | None, session_hash: str
+) -> tuple[SessionEnd | None, str]:
+    """``socket_session_check``, and the password hash it accepted (empty when it ended): the
+    optimistic move checks the session by that hash inside its own statement."""
     sql, keyed = _session_check_sql(settings.SESSION_ENGINE)
     params: list[str | int] = [session_key or "", user_id] if keyed else [user_id]
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         row = cursor.fetchone()
     if row is None:
-        return SessionEnd(SESSION_ENDED)  # the account was removed
+        return SessionEnd(SESSION_ENDED), ""  # the account was removed
     active, password, ban_reason, live = row
     if not active:
-        return SessionEnd(ACCOUNT_SUSPENDED, ban_reason)
+        return SessionEnd(ACCOUNT_SUSPENDED, ban_reason), ""
     if not live or not _hash_holds(User(pk=user_id, password=password), session_hash):
-        return SessionEnd(SESSION_ENDED)
-    return None
+        return SessionEnd(SESSION_ENDED), ""
+    return None, str(password)
 
 
 def _hash_holds(user: User, session_hash: str) -> bool:

@@ -20,6 +20,7 @@ from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table
 from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
 from games.services.autopilot import autopilot_stop
+from games.services.optimistic import facts_of, remember_facts
 from games.services.wrap_up import wrapped_up
 
 
@@ -96,7 +97,11 @@ def _table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) ->
         raise ApplicationError("not_seated")
     _check_fresh(hand, seq)
     now: datetime = hand.db_now  # type: ignore[attr-defined]
-    return _act(hand, seats, seat, f"{kind} {seat} {cards}", now)
+    _act(hand, seats, seat, f"{kind} {seat} {cards}", now)
+    # What the next move of this table may be made against in one statement (optimistic.py).
+    facts = facts_of(hand, seats, table.ranked)
+    transaction.on_commit(lambda: remember_facts(table_id, facts))
+    return hand
 
 
 def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> Hand:
