@@ -660,8 +660,8 @@ class TableDrill:
             while True:
                 count = len(peer.receiver.frames)
                 await peer.send({"type": "state"})
-                await peer.wait_for(
-                    lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:])
+                await peer.wait_for(  # awaited here, in this round: B023 does not apply
+                    lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:])  # noqa: B023
                 )
                 if peer.table_status != "playing":
                     return peer.you
