@@ -1,11 +1,13 @@
 """WebSocket load: N tables of four bot-driven clients over real sockets, beside an echo floor.
 
 Run: ``.venv/bin/python bench/bench_ws_load.py --tables 100 --hands 2 --think 1.0``
-(docs/proof/LOAD.md gives the method and the figures).
+(docs/proof/LOAD.md gives the method and the figures); ``--server uvicorn`` runs the same bench
+on uvicorn (uvloop, httptools) instead of daphne.
 
 The site is a ``LiveSite`` (proof/livesite.py): the processes of ``manage.py
-serve`` (one daphne, a Celery worker, Celery beat, embedded PostgreSQL and Redis) started as
-children of this script; ``--url`` runs against a site already running instead (tables are then
+serve`` (one ASGI server process, daphne or uvicorn as ``--server`` says, ``--daphnes N``: N of
+them; a Celery worker, Celery beat, embedded PostgreSQL and Redis) started as children of this
+script; ``--url`` runs against a site already running instead (tables are then
 made through ``manage.py shell`` with this shell's DATABASE_URL, REDIS_URL and SECRET_KEY,
 which must be the site's).
 
@@ -26,8 +28,9 @@ timed out, a view missing for a seat, a hand not finished.
 
 Clients run in ``--procs`` separate processes (0: in this one), each one asyncio loop; all
 times are ``time.monotonic()`` (CLOCK_MONOTONIC, shared by every process of the machine). The
-CPU of the clients and of every server process is measured and reported with the loop lag of
-each client process (how late its timers fire: a client that keeps up has a small lag).
+CPU of the clients and of every server process (the ASGI ones by their server's name, ``daphne0``
+or ``uvicorn0``, with their event-loop thread apart) is measured and reported with the loop lag
+of each client process (how late its timers fire: a client that keeps up has a small lag).
 
 The parts are in ``proof/`` (``proof.load``: the client loops, the latency, the report;
 ``proof.cpu``, ``proof.stats``, ``proof.echoclient``); this script parses the flags, starts
@@ -52,11 +55,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from proof.cpu import CpuMeter, server_pids  # noqa: E402
+from proof.cpu import CpuMeter, asgi_pids, server_pids  # noqa: E402
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
 from proof.load.report import format_table, report  # noqa: E402
 from proof.profile import Profiler  # noqa: E402
+from shengji_site.launcher import ASGI_SERVERS  # noqa: E402
 
 # --- the site --------------------------------------------------------------------------------
 
@@ -68,7 +72,7 @@ def start_site(options: Options) -> Any:
     if options.url:
         return RunningSite(options.url)
     base = Path(options.base or tempfile.mkdtemp(prefix="shengji-load-"))
-    site = LiveSite(base, env=options.site_env, daphnes=options.daphnes)
+    site = LiveSite(base, env=options.site_env, daphnes=options.daphnes, server=options.server)
     try:
         site.start()
     except BaseException:
@@ -155,7 +159,7 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
         if share
     ]
     log(f"game: {options.tables} tables, {options.hands} hand(s), think {options.think:g} s")
-    profiler = _profiler(site, options)
+    profiled, profiler = _profiler(site, options)
 
     def game_starts() -> None:
         meter.start()
@@ -166,18 +170,20 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     game_cpu = meter.stop()
     result = report(options, echo, echo_cpu, game, game_cpu)
     if profiler is not None:
-        result["profile_daphne0"] = profiler.stop()
+        result["profile"] = {"process": profiled, "layers": profiler.stop()}
     return result
 
 
-def _profiler(site: Any, options: Options) -> Profiler | None:
-    """``--profile``: py-spy on the first daphne during the game (None without it)."""
-    pid = server_pids(site).get("daphne0")
-    if not options.profile or pid is None:
-        return None
+def _profiler(site: Any, options: Options) -> tuple[str, Profiler | None]:
+    """``--profile``: py-spy on the first ASGI process (daphne0 or uvicorn0) during the game;
+    its name and the profiler (None without ``--profile`` or a site of our own)."""
+    first = next(iter(asgi_pids(site).items()), None)
+    if not options.profile or first is None:
+        return "", None
     if not Profiler.available():
         raise SystemExit("--profile needs py-spy (pip install -e '.[dev]')")
-    return Profiler(pid)
+    name, pid = first
+    return name, Profiler(pid)
 
 
 def parse(argv: list[str] | None = None) -> Options:
@@ -189,7 +195,20 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--jitter", type=float, default=Options.jitter, help="think × (1 ± jitter), uniform")
     add("--echo-seconds", type=float, default=Options.echo_seconds, help="echo-alone phase")
     add("--procs", type=int, default=Options.procs, help="client processes (0: this one)")
-    add("--daphnes", type=int, default=Options.daphnes, help="daphne processes of the site")
+    add(
+        "--server",
+        choices=ASGI_SERVERS,
+        default=Options.server,
+        help="the site's ASGI server (with --url: the one running there, for the report)",
+    )
+    add(
+        "--daphnes",
+        "--asgi-processes",
+        dest="daphnes",
+        type=int,
+        default=Options.daphnes,
+        help="ASGI processes of the site (daphne or uvicorn, as --server says)",
+    )
     add("--client-nice", type=int, default=Options.client_nice, help="nice of client processes")
     add("--bids", action="store_true", help="clients bid too (refused bids: bid races)")
     add("--ramp", type=float, default=Options.ramp, help="seconds over which tables start")
@@ -201,7 +220,7 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--base", help="folder of the LiveSite (default: a new temporary one)")
     add("--site-env", action="append", default=[], help="NAME=VALUE for the site's processes")
     add("--seed", type=int, default=Options.seed)
-    add("--profile", action="store_true", help="py-spy on daphne: its CPU by layer")
+    add("--profile", action="store_true", help="py-spy on the first ASGI process: CPU by layer")
     args = parser.parse_args(argv)
     return Options(
         tables=args.tables,
@@ -211,6 +230,7 @@ def parse(argv: list[str] | None = None) -> Options:
         echo_seconds=args.echo_seconds,
         procs=args.procs,
         daphnes=args.daphnes,
+        server=args.server,
         client_nice=args.client_nice,
         bids=args.bids,
         ramp=args.ramp,

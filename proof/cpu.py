@@ -59,8 +59,9 @@ def own_cpu() -> float:
 
 class CpuMeter:
     """CPU seconds of named server processes (each with its children, living and reaped) and
-    of the whole machine, between ``start()`` and ``stop()``. A process named ``daphne…`` is
-    also measured apart for its main thread (its event loop, without its database threads)."""
+    of the whole machine, between ``start()`` and ``stop()``. An ASGI process (``daphne0``,
+    ``uvicorn1``: ``is_asgi``) is also measured apart for its main thread (its event loop,
+    without its database threads), as ``daphne0 loop``, ``uvicorn1 loop``."""
 
     def __init__(self, pids: dict[str, int]) -> None:
         self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
@@ -87,7 +88,7 @@ class CpuMeter:
     def _sample(self) -> dict[str, float]:
         sample = {name: _tree_cpu(process) for name, process in self.processes.items()}
         for name, process in self.processes.items():
-            if name.startswith("daphne"):  # its event loop apart from its database threads
+            if is_asgi(name):  # its event loop apart from its database threads
                 sample[f"{name} loop"] = _thread_cpu(process, process.pid)
         return sample
 
@@ -113,6 +114,21 @@ def _thread_cpu(process: psutil.Process, thread_id: int) -> float:
             if thread.id == thread_id:
                 return float(thread.user_time + thread.system_time)
     return 0.0
+
+
+def is_asgi(name: str) -> bool:
+    """Whether a process called ``name`` in ``server_pids`` is an ASGI server: the server's
+    name and an index (``daphne0``, ``uvicorn1``; shengji_site.launcher.ASGI_SERVERS)."""
+    from shengji_site.launcher import ASGI_SERVERS
+
+    server = name.rstrip("0123456789")
+    return server in ASGI_SERVERS and server != name
+
+
+def asgi_pids(site: Any) -> dict[str, int]:
+    """The pids of a ``LiveSite``'s ASGI processes by name, in the order it started them
+    (``daphne0`` first)."""
+    return {name: pid for name, pid in server_pids(site).items() if is_asgi(name)}
 
 
 def server_pids(site: Any) -> dict[str, int]:

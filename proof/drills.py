@@ -88,10 +88,11 @@ async def wait_until(test: Callable[[], bool], timeout: float, what: str) -> flo
 
 
 async def restart(site: LiveSite, name: str) -> None:
-    """Start a killed child again and wait until it serves (daphne) or has started."""
+    """Start a killed child again and wait until it serves (an ASGI process) or has started."""
     await asyncio.to_thread(site.start_process, name)
-    if name.startswith("daphne"):
-        await asyncio.to_thread(site.wait_for_http, int(name.removeprefix("daphne")))
+    index = site.asgi_index(name)
+    if index is not None:
+        await asyncio.to_thread(site.wait_for_http, index)
 
 
 def in_hand(seat: DrillSeat, phases: Iterable[str] = ("playing",)) -> bool:
@@ -301,8 +302,8 @@ async def daphne_kill_drill(
         live = [s for s, run in zip(all_seats(drill), runs, strict=True) if not run.done()]
         hit = on_daphne(site, live, daphne)
         killed_at = time.monotonic()
-        await asyncio.to_thread(site.kill, f"daphne{daphne}")
-        await restart(site, f"daphne{daphne}")
+        await asyncio.to_thread(site.kill, site.asgi_name(daphne))
+        await restart(site, site.asgi_name(daphne))
         restarts.append(time.monotonic() - killed_at)
         coming = [s for s in hit if s.come_back]
         await wait_until(everyone_back(coming, killed_at), BACK_WAIT_S, "seats back")

@@ -1,8 +1,11 @@
 """A whole site in separate processes, for load benchmarks and fault drills.
 
 ``LiveSite`` starts its own embedded PostgreSQL and Redis on free loopback ports, migrates, and
-runs any number of daphne processes, a Celery worker and Celery beat as children, each of which
-can be killed (``kill -9`` included) and started again on its own. With ``supervise`` a child
+runs any number of ASGI processes (daphne, or uvicorn with ``server="uvicorn"``, each started as
+``manage.py serve`` starts it: ``shengji_site.launcher.asgi_command``), a Celery worker and
+Celery beat as children, each of which can be killed (``kill -9`` included) and started again
+on its own. An ASGI process is named after its server and its index: ``daphne0``,
+``uvicorn1``. With ``supervise`` a child
 that exits by itself (not through ``kill`` or ``stop_process``) is started again, as
 ``manage.py serve`` does (``shengji_site.launcher.RestartPolicy``). ``RunningSite`` is a site
 already running elsewhere, reached by its URL. Code runs inside either through this checkout's
@@ -29,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from shengji_site.embedded import EmbeddedPostgres, EmbeddedRedis, free_port, port_is_open
-from shengji_site.launcher import POLL_SECONDS, RestartPolicy
+from shengji_site.launcher import ASGI_SERVERS, POLL_SECONDS, RestartPolicy, asgi_command
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 60.0
@@ -70,20 +73,25 @@ class SiteShell:
 
 
 class LiveSite(SiteShell):
-    """One site on this machine: ``daphnes`` HTTP/WebSocket processes sharing one database and
-    one Redis, a worker and beat. ``env`` adds settings for every child (e.g. timings)."""
+    """One site on this machine: ``daphnes`` HTTP/WebSocket processes of ``server`` (daphne or
+    uvicorn) sharing one database and one Redis, a worker and beat. ``env`` adds settings for
+    every child (e.g. timings)."""
 
     def __init__(
         self,
         base: Path,
         *,
         daphnes: int = 1,
+        server: str = ASGI_SERVERS[0],
         env: dict[str, str] | None = None,
         redis_persistent: bool = False,
         worker_concurrency: int = 2,
         supervise: bool = False,
         worker_loglevel: str = "WARNING",
     ) -> None:
+        if server not in ASGI_SERVERS:
+            raise ValueError(f"no ASGI server {server!r} (one of {', '.join(ASGI_SERVERS)})")
+        self.server = server
         self.base = base
         self.base.mkdir(parents=True, exist_ok=True)
         self.http_ports = [free_port() for _ in range(daphnes)]
@@ -108,6 +116,15 @@ class LiveSite(SiteShell):
 
     # --- addresses -----------------------------------------------------------------------
 
+    def asgi_name(self, index: int = 0) -> str:
+        """The name of ASGI process ``index`` (``daphne0``, ``uvicorn0``, …)."""
+        return f"{self.server}{index}"
+
+    def asgi_index(self, name: str) -> int | None:
+        """The index of the ASGI process called ``name``; None for another process."""
+        number = name.removeprefix(self.server)
+        return int(number) if number != name and number.isdigit() else None
+
     def url(self, daphne: int = 0) -> str:
         return f"http://127.0.0.1:{self.http_ports[daphne]}"
 
@@ -125,7 +142,7 @@ class LiveSite(SiteShell):
         self._spawner.submit(self.redis.start).result()
         self.manage("migrate", "--noinput", "-v", "0")
         for index in range(len(self.http_ports)):
-            self.start_process(f"daphne{index}")
+            self.start_process(self.asgi_name(index))
         if worker:
             self.start_process("worker")
         if beat:
@@ -153,7 +170,7 @@ class LiveSite(SiteShell):
         self.stop()
 
     def start_process(self, name: str) -> subprocess.Popen[bytes]:
-        """Start (or start again) ``daphne<i>``, ``worker`` or ``beat``."""
+        """Start (or start again) an ASGI process (``asgi_name``), ``worker`` or ``beat``."""
         with self._lock:
             return self._start(name)
 
@@ -217,7 +234,7 @@ class LiveSite(SiteShell):
 
     def wait_for_http(self, daphne: int = 0, timeout: float = START_SECONDS) -> None:
         deadline = time.monotonic() + timeout
-        name = f"daphne{daphne}"
+        name = self.asgi_name(daphne)
         while time.monotonic() < deadline:
             if self.processes[name].poll() is not None:
                 raise RuntimeError(f"{name} exited:\n{self.log(name)}")
@@ -291,10 +308,9 @@ class LiveSite(SiteShell):
 
     def _command(self, name: str) -> list[str]:
         python = sys.executable
-        if name.startswith("daphne"):
-            port = self.http_ports[int(name.removeprefix("daphne"))]
-            return [python, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port),
-                    "shengji_site.asgi:application"]  # fmt: skip
+        index = self.asgi_index(name)
+        if index is not None:
+            return asgi_command(self.server, "127.0.0.1", self.http_ports[index])
         if name == "worker":
             return [python, "-m", "celery", "-A", "shengji_site", "worker", "--loglevel",
                     self.worker_loglevel, "--concurrency", str(self.worker_concurrency),

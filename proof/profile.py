@@ -24,7 +24,11 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Django ORM", ("django/db/",)),
     ("channel layer (channels-redis, redis)", ("channels_redis/", "/redis/", "hiredis", "msgpack")),
     ("JSON", ("/json/", "orjson")),
-    ("WebSocket server (twisted, autobahn, daphne)", ("twisted/", "autobahn/", "daphne/")),
+    (
+        "HTTP and WebSocket server (daphne: twisted, autobahn; uvicorn: uvloop, httptools, "
+        "websockets)",
+        ("twisted/", "autobahn/", "daphne/", "uvicorn/", "uvloop/", "httptools/", "websockets/"),
+    ),
     ("thread hops (asgiref, futures)", ("asgiref/", "concurrent/futures/", "threading.py")),
     ("asyncio loop", ("asyncio/", "selectors.py")),
     ("Channels", ("channels/",)),

@@ -13,7 +13,8 @@ class Options:
     jitter: float = 0.5
     echo_seconds: float = 30.0
     procs: int = 1
-    daphnes: int = 1
+    daphnes: int = 1  # ASGI processes of the site (of ``server``)
+    server: str = "daphne"  # the ASGI server: daphne or uvicorn (shengji_site.launcher)
     client_nice: int = 0
     bids: bool = False
     ramp: float = 5.0
@@ -26,5 +27,5 @@ class Options:
     base: str | None = None
     site_env: dict[str, str] = field(default_factory=dict)
     seed: int = 1
-    profile: bool = False  # py-spy on the first daphne during the game: its CPU by layer
+    profile: bool = False  # py-spy on the first ASGI process during the game: its CPU by layer
     keep_samples: bool = False  # every latency in the result (seconds), for tests

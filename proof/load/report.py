@@ -44,6 +44,8 @@ def report(
             }
         }
     return {
+        "server": options.server,
+        "asgi_processes": options.daphnes,
         "tables": options.tables,
         "sockets": 4 * options.tables,
         "probes": options.tables,
@@ -115,7 +117,8 @@ def format_table(result: dict[str, Any]) -> str:
             f"{name:<26}{row['n']:>8}{cells}{'-' if row['max'] is None else row['max']:>9}"
         )
     lines.append(
-        f"\ntables {result['tables']}, sockets {result['sockets']} (+{result['probes']} probes),"
+        f"\nserver {result['server']} × {result['asgi_processes']},"
+        f" tables {result['tables']}, sockets {result['sockets']} (+{result['probes']} probes),"
         f" hands {result['hands_finished']}/{result['tables'] * result['hands']},"
         f" actions {result['actions']}, offered {result['offered_actions_per_s']}/s,"
         f" achieved {result['actions_per_s']}/s"
@@ -134,9 +137,11 @@ def format_table(result: dict[str, Any]) -> str:
         f" {result['client']['loop_lag_ms']}"
     )
     lines.append(f"server CPU ms per action: {result['server_cpu_ms_per_action']}")
-    profile = result.get("profile_daphne0")
+    profile = result.get("profile")
     if profile:
-        shares = ", ".join(f"{layer} {share}" for layer, share in profile.items())
-        lines.append(f"daphne0's CPU by layer (% of samples holding the GIL): {shares}")
+        shares = ", ".join(f"{layer} {share}" for layer, share in profile["layers"].items())
+        lines.append(
+            f"{profile['process']}'s CPU by layer (% of samples holding the GIL): {shares}"
+        )
     lines += [f"  error: {line}" for line in result["error_samples"]]
     return "\n".join(lines)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import os
 import signal
@@ -58,10 +59,10 @@ class Site:
         assert done.returncode == 0, done.stderr
         return done.stdout
 
-    def start(self) -> None:
+    def start(self, *options: str) -> None:
         log = open(self.var_dir.parent / "serve.log", "ab")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "manage.py", "serve", "--port", str(self.http_port)],
+            [sys.executable, "manage.py", "serve", "--port", str(self.http_port), *options],
             cwd=ROOT,
             env=self.env,
             stdout=log,
@@ -95,7 +96,12 @@ class Site:
         return path.read_text(errors="replace")[-4000:] if path.exists() else ""
 
     def leftover_processes(self) -> list[str]:
-        marks = (str(self.var_dir), f"-p {self.http_port}", f"shengji-{self.http_port}@")
+        marks = (
+            str(self.var_dir),
+            f"-p {self.http_port}",
+            f"--port {self.http_port}",
+            f"shengji-{self.http_port}@",
+        )
         found = []
         for proc in psutil.process_iter(["cmdline"]):
             cmdline = " ".join(proc.info["cmdline"] or [])
@@ -120,10 +126,18 @@ def site(tmp_path: Path) -> Iterator[Site]:
 
 
 async def echo_over_websocket(site: Site) -> object:
+    return (await echo_and_extensions(site))[0]
+
+
+async def echo_and_extensions(site: Site) -> tuple[object, str | None]:
+    """The echo of one message over a socket, and the extensions the server accepted (the
+    client offers permessage-deflate, as browsers do)."""
     uri = f"ws://127.0.0.1:{site.http_port}/ws/echo/"
     async with websockets.connect(uri, origin=Origin(site.url), open_timeout=10) as socket:
         await socket.send(json.dumps({"type": "ping", "text": "升级"}))
-        return json.loads(await asyncio.wait_for(socket.recv(), 10))
+        echoed = json.loads(await asyncio.wait_for(socket.recv(), 10))
+        assert socket.response is not None
+        return echoed, socket.response.headers.get("Sec-WebSocket-Extensions")
 
 
 def test_serve_starts_everything_and_stops_cleanly_keeping_data(site: Site) -> None:
@@ -193,3 +207,46 @@ def test_serve_gives_up_and_stops_when_a_child_keeps_crashing() -> None:
     restarts = [line for line in lines if line == "crasher started again"]
     assert len(restarts) == 4
     assert lines[-1] == "crasher exited with code 3, 5 times in 60 s: giving up; stopping"
+
+
+def test_serve_with_uvicorn_serves_pages_and_sockets_and_stops_cleanly(site: Site) -> None:
+    site.start("--server", "uvicorn")
+    status, body = site.health()
+    assert (status, body["database"], body["redis"], body["celery"]) == (200, True, True, True)
+    server = serve_child(site, "-m uvicorn")  # (the test's folder holds "uvicorn" too)
+    flags = " ".join(server.cmdline())
+    for flag in ("--loop uvloop", "--http httptools", "--ws-per-message-deflate false"):
+        assert flag in flags
+    assert not any("-m daphne" in " ".join(c.cmdline()) for c in server.parent().children())
+    home = urllib.request.Request(site.url + "/", headers={"Accept-Language": "zh-CN"})
+    with urllib.request.urlopen(home, timeout=5) as response:
+        assert response.status == 200
+        assert response.headers["Server"] == "uvicorn"
+        assert "升级" in response.read().decode()
+    echoed, extensions = asyncio.run(echo_and_extensions(site))
+    assert echoed == {"type": "ping", "text": "升级"}
+    assert extensions is None  # permessage-deflate offered and declined
+
+    assert site.stop(signal.SIGTERM) == 0, site.log()
+    assert "uvicorn exited" not in site.log()  # it ran from start to stop, never restarted
+    assert site.leftover_processes() == []
+    assert site.open_ports() == []
+
+
+def test_serve_commands_name_the_asgi_process_after_its_server() -> None:
+    from shengji_site import launcher
+
+    daphne = launcher.child_commands(launcher.ServeOptions(port=8123))
+    uvicorn = launcher.child_commands(launcher.ServeOptions(port=8123, server="uvicorn"))
+    assert list(daphne) == ["daphne", "celery worker", "celery beat"]
+    assert list(uvicorn) == ["uvicorn", "celery worker", "celery beat"]
+    assert daphne["daphne"][1:3] == ["-m", "daphne"]
+    command = uvicorn["uvicorn"]
+    assert command[1:3] == ["-m", "uvicorn"] and command[-1] == "shengji_site.asgi:application"
+    pairs = dict(itertools.pairwise(command))
+    assert pairs["--host"] == "127.0.0.1" and pairs["--port"] == "8123"
+    assert pairs["--loop"] == "uvloop" and pairs["--http"] == "httptools"
+    assert pairs["--ws-per-message-deflate"] == "false" and pairs["--lifespan"] == "off"
+    assert launcher.asgi_command("uvicorn", "[::1]", 9)[3:5] == ["--host", "::1"]
+    with pytest.raises(ValueError, match="no ASGI server 'gunicorn'"):
+        launcher.asgi_command("gunicorn", "127.0.0.1", 8000)

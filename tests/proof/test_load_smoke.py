@@ -1,5 +1,6 @@
 """The WebSocket load benchmark (bench/bench_ws_load.py, docs/proof/LOAD.md) at its smallest:
-a whole site in separate processes, two tables of four bot-driven sockets, one hand each."""
+a whole site in separate processes, two tables of four bot-driven sockets, one hand each, on
+daphne and on uvicorn (``--server``)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,10 @@ from proof.load.options import Options
 pytestmark = pytest.mark.slow
 
 
-def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path) -> None:
+@pytest.mark.parametrize("server", ["daphne", "uvicorn"])
+def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path, server: str) -> None:
     options = Options(
+        server=server,
         tables=2,
         hands=1,
         think=0.02,
@@ -28,6 +31,10 @@ def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path) -> None:
     result = run_bench(options, log=lambda line: None)
 
     assert result["errors"] == 0, result["error_samples"]
+    assert result["server"] == server
+    # The CPU of the ASGI process, and of its event loop apart, is found whatever the server.
+    cpu = result["cpu_game"]["server_percent_of_one_core"]
+    assert cpu[f"{server}0"] > 0 and f"{server}0 loop" in cpu
     assert result["hands_finished"] == 2
     samples = result["samples_s"]
     # A hand is a bury and at least one trick per card led (25 at most, fewer with pairs and

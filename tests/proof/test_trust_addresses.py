@@ -6,7 +6,8 @@ Now X-Forwarded-For is read only when the peer is one of ``settings.TRUSTED_PROX
 default), from the right; X-Forwarded-Proto likewise (shengji_site/asgi.py,
 ``games.ratelimits.client_ip`` / ``client_ip_from_scope``). Real PostgreSQL and Redis; the HTTP
 path is tried through Django's test client, through the site's ASGI application and through a
-daphne started as ``manage.py serve`` starts it; the socket path through the ASGI application.
+daphne and a uvicorn started as ``manage.py serve`` starts them; the socket path through the ASGI
+application.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from games.ratelimits import client_address, client_ip_from_scope
 from proof.fuzz import session_headers
 from shengji_site.asgi import application
 from shengji_site.embedded import free_port
-from shengji_site.launcher import ServeOptions, child_commands, child_environment
+from shengji_site.launcher import ASGI_SERVERS, ServeOptions, child_commands, child_environment
 from shengji_site.middleware import trusted_scope
 from tests.https import HTTPS
 
@@ -114,10 +115,14 @@ def test_a_scope_reads_the_same_and_the_middleware_keeps_only_a_proxys_headers(
     assert scope["client"] == [PROXY, 40000] and len(headers) == 5  # the original is untouched
 
 
-def test_serve_starts_daphne_without_proxy_headers() -> None:
+def test_serve_starts_daphne_and_uvicorn_without_proxy_headers() -> None:
     for host in ("127.0.0.1", "0.0.0.0"):
         options = ServeOptions(host=host)
         assert "--proxy-headers" not in child_commands(options)["daphne"]
+        # uvicorn reads them unless told not to (from 127.0.0.1 and ::1, by default)
+        uvicorn = child_commands(ServeOptions(host=host, server="uvicorn"))["uvicorn"]
+        assert "--no-proxy-headers" in uvicorn and "--proxy-headers" not in uvicorn
+        assert not any(arg.startswith("--forwarded-allow-ips") for arg in uvicorn)
         # serve trusts no proxy of its own accord: only the operator's TRUSTED_PROXIES passes.
         assert child_environment(options).get("TRUSTED_PROXIES") == os.environ.get(
             "TRUSTED_PROXIES"
@@ -279,7 +284,7 @@ async def test_sockets_per_address_count_the_peer_or_the_proxys_client(settings:
         await socket.disconnect()
 
 
-# --- daphne as `serve` runs it ---------------------------------------------------------------
+# --- daphne and uvicorn as `serve` runs them -------------------------------------------------
 
 
 def _database_url() -> str:
@@ -302,11 +307,15 @@ def _post_token(url: str, forwarded_for: str, password: str) -> int:
         return int(error.code)
 
 
-@pytest.fixture
-def daphne(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterator[str]:
-    """daphne with the command line of `manage.py serve`, on this session's test database."""
+@pytest.fixture(params=ASGI_SERVERS)
+def daphne(
+    request: pytest.FixtureRequest, transactional_db: None, redis_url: str, tmp_path: Path
+) -> Iterator[str]:
+    """daphne, then uvicorn, with the command line of `manage.py serve`, on this session's test
+    database."""
     port = free_port()
-    command = child_commands(ServeOptions(port=port))["daphne"]
+    server = request.param
+    command = child_commands(ServeOptions(port=port, server=server))[server]
     env = {
         **os.environ,
         "DATABASE_URL": _database_url(),
@@ -317,7 +326,7 @@ def daphne(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterator[s
         "SHENGJI_LOGIN_FAILURES_PER_IP": "6",
     }
     env.pop("TRUSTED_PROXIES", None)
-    log = tmp_path / "daphne.log"
+    log = tmp_path / f"{server}.log"
     with log.open("wb") as out:
         process = subprocess.Popen(
             command, cwd=django_settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT
@@ -342,7 +351,7 @@ def daphne(transactional_db: None, redis_url: str, tmp_path: Path) -> Iterator[s
                 process.wait()
 
 
-def test_daphne_as_serve_runs_it_ignores_a_spoofed_x_forwarded_for(daphne: str) -> None:
+def test_the_asgi_server_as_serve_runs_it_ignores_a_spoofed_x_forwarded_for(daphne: str) -> None:
     User.objects.create_user("ma", password=PASSWORD)
     codes = [_post_token(daphne, spoofed(i), "nope") for i in range(3)]
     assert codes == [400, 400, 400]

@@ -3,18 +3,25 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from shengji_site.launcher import ServeOptions, serve
+from shengji_site.launcher import ASGI_SERVERS, ServeOptions, serve
 
 
 class Command(BaseCommand):
     help = (
         "Start the whole site: embedded PostgreSQL and Redis (unless DATABASE_URL / REDIS_URL "
-        "are set), migrations, daphne, a Celery worker and Celery beat. Ctrl-C stops all."
+        "are set), migrations, the ASGI server (daphne, or uvicorn), a Celery worker and Celery "
+        "beat. Ctrl-C stops all."
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="address daphne listens on")
-        parser.add_argument("--port", type=int, default=8000, help="port daphne listens on")
+        parser.add_argument("--host", default="127.0.0.1", help="address the site listens on")
+        parser.add_argument("--port", type=int, default=8000, help="port the site listens on")
+        parser.add_argument(
+            "--server",
+            choices=ASGI_SERVERS,
+            default=ASGI_SERVERS[0],
+            help="the ASGI server: daphne (the default) or uvicorn (uvloop, httptools)",
+        )
         parser.add_argument("--concurrency", type=int, default=2, help="Celery worker processes")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -27,6 +34,7 @@ class Command(BaseCommand):
                 host=options["host"],
                 port=options["port"],
                 concurrency=options["concurrency"],
+                server=options["server"],
                 log=log,
             )
         )

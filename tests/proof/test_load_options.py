@@ -1,0 +1,128 @@
+"""The load bench's choice of ASGI server (bench/bench_ws_load.py ``--server``): the flags,
+the site's processes it starts and finds for the CPU figures and ``--profile``, and the
+report that names the server. No site is started here (tests/proof/test_load_smoke.py runs
+one)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bench.bench_ws_load import parse
+from proof.cpu import CpuMeter, asgi_pids, is_asgi, server_pids
+from proof.livesite import LiveSite
+from proof.load.options import Options
+from proof.load.report import format_table, report
+from proof.profile import layer_of
+
+
+def test_the_server_flag_defaults_to_daphne_and_takes_uvicorn() -> None:
+    assert parse([]).server == "daphne"
+    options = parse(["--server", "uvicorn", "--asgi-processes", "2", "--tables", "3"])
+    assert (options.server, options.daphnes, options.tables) == ("uvicorn", 2, 3)
+    assert parse(["--daphnes", "4"]).daphnes == 4  # the old spelling still works
+
+
+def test_the_server_flag_refuses_another_server(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        parse(["--server", "gunicorn"])
+    assert "invalid choice: 'gunicorn'" in capsys.readouterr().err
+
+
+class FakeProcess:
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+
+
+def site_of(tmp_path: Path, server: str, processes: int) -> LiveSite:
+    site = LiveSite(tmp_path, daphnes=processes, server=server)  # nothing started
+    site._spawner.shutdown()
+    return site
+
+
+@pytest.mark.parametrize("server", ["daphne", "uvicorn"])
+def test_the_site_starts_and_finds_its_asgi_processes_by_the_servers_name(
+    tmp_path: Path, server: str
+) -> None:
+    site = site_of(tmp_path, server, 2)
+    assert [site.asgi_name(i) for i in range(2)] == [f"{server}0", f"{server}1"]
+    assert site.asgi_index(f"{server}1") == 1 and site.asgi_index("worker") is None
+    command = site._command(f"{server}1")
+    assert command[1:3] == ["-m", server] and str(site.http_ports[1]) in command
+    with pytest.raises(ValueError):
+        site._command("gunicorn0")
+
+    pids = {f"{server}0": 11, f"{server}1": 12, "worker": 13, "beat": 14}
+    site.processes = {name: FakeProcess(pid) for name, pid in pids.items()}  # type: ignore[misc]
+    site.postgres.process = FakeProcess(15)  # type: ignore[assignment]
+    site.redis.process = FakeProcess(16)  # type: ignore[assignment]
+    assert server_pids(site) == {**pids, "postgres": 15, "redis": 16}
+    assert asgi_pids(site) == {f"{server}0": 11, f"{server}1": 12}  # what --profile takes
+
+
+def test_a_livesite_refuses_an_unknown_server(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="no ASGI server 'hypercorn'"):
+        LiveSite(tmp_path, server="hypercorn")
+
+
+def test_asgi_process_names() -> None:
+    assert is_asgi("daphne0") and is_asgi("uvicorn12")
+    assert not is_asgi("uvicorn") and not is_asgi("worker") and not is_asgi("postgres")
+    assert not is_asgi("uvicorn0 loop")
+
+
+@pytest.mark.parametrize("name", ["daphne0", "uvicorn0"])
+def test_the_cpu_meter_measures_an_asgi_process_loop_apart(name: str) -> None:
+    meter = CpuMeter({name: os.getpid(), "worker": os.getpid()})
+    meter.start()
+    sum(range(200_000))
+    figures = meter.stop()["server_percent_of_one_core"]
+    assert set(figures) == {name, f"{name} loop", "worker"}
+
+
+def test_the_profile_counts_either_servers_frames_as_the_server() -> None:
+    loop = "_run_once (asyncio/base_events.py:1884)"
+    uvicorn = "run_asgi (uvicorn/protocols/websockets/websockets_sansio_impl.py:250)"
+    daphne = "dataReceived (twisted/internet/tcp.py:250)"
+    service = "table_act (games/services/hands.py:70)"
+    assert layer_of(f"{loop};{uvicorn}") == layer_of(f"{loop};{daphne}")
+    assert layer_of(f"{loop};{uvicorn}").startswith("HTTP and WebSocket server")
+    assert layer_of(f"{loop};{uvicorn};{service}") == "the site's own code"
+
+
+def phase(latencies: list[float]) -> dict[str, Any]:
+    return {
+        "latencies": latencies,
+        "kinds": ["play"] * len(latencies),
+        "probe_latencies": latencies,
+        "errors": [],
+        "first_at": 0.0,
+        "last_at": 1.0,
+        "hands_finished": 1,
+        "bid_races": 0,
+        "client_cpu_s": 0.1,
+        "client_wall_s": 1.0,
+        "loop_lag_ms": {"p99": 1.0, "max": 2.0},
+    }
+
+
+@pytest.mark.parametrize("server", ["daphne", "uvicorn"])
+def test_the_report_names_the_server(server: str) -> None:
+    cpu = {
+        "wall_s": 1.0,
+        "server_percent_of_one_core": {f"{server}0": 50.0, f"{server}0 loop": 40.0},
+        "machine_busy_percent_of_one_core": 60.0,
+        "cores": 2,
+        "load_average_1m_at_end": 0.5,
+    }
+    options = Options(tables=1, hands=1, server=server, daphnes=2)
+    result = report(options, [phase([0.01])], cpu, [phase([0.02, 0.03])], cpu)
+    assert (result["server"], result["asgi_processes"]) == (server, 2)
+    result["profile"] = {"process": f"{server}0", "layers": {"asyncio loop": 100.0}}
+    table = format_table(result)
+    assert f"server {server} × 2, tables 1" in table
+    assert f"{server}0's CPU by layer" in table
+    assert f"'{server}0 loop': 40.0" in table
