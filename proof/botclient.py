@@ -71,6 +71,7 @@ class SeatClient:
     ping_every: float = PING_EVERY
     frames: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
+    readies: list[float] = field(default_factory=list)  # when each ready was sent
     errors: list[dict[str, Any]] = field(default_factory=list)
     seq: int = -1
     hand_id: int | None = None
@@ -132,7 +133,7 @@ class SeatClient:
                 # This client presses ready before each hand itself: the seat's own auto-ready
                 # (on by default) would start hands it did not ask for.
                 await self.send({"type": "auto_ready", "on": False})
-                await self.send({"type": "ready", "ready": True})
+                await self.ready()
             while self.hands_finished < goal:
                 await self.receive(timeout)
                 if self._may_act() and (self.hand_id, self.seq) != self._acting_on:
@@ -158,6 +159,10 @@ class SeatClient:
                 return  # the hand moved on while thinking: the newer view decides again
         self.sent.append(Sent(kind, key[1], cards, time.monotonic(), key[0]))
         await self.send({"type": kind, "seq": key[1], "cards": cards})
+
+    async def ready(self) -> None:
+        self.readies.append(time.monotonic())
+        await self.send({"type": "ready", "ready": True})
 
     async def _keep_alive(self) -> None:
         while True:
@@ -233,4 +238,4 @@ class SeatClient:
             self.hands_finished += 1
             more = self._ready_until is None or self.hands_finished < self._ready_until
             if self.auto_ready and more:
-                self._spawn(self.send({"type": "ready", "ready": True}))
+                self._spawn(self.ready())

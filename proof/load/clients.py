@@ -73,12 +73,14 @@ async def echo_phase(
 def seat_clients(
     table: dict[str, Any], job: dict[str, Any], rng: random.Random
 ) -> list[SeatClient]:
-    """The four seats of a table, their sockets spread over the daphnes."""
+    """The four seats of a table, their sockets on the ASGI processes as ``routing`` says."""
     bases = job["ws_bases"]
     clients = []
     for index, person in enumerate(table["players"]):
-        # Like a balancer: the sockets take the daphnes in turn, so a table's seats are spread.
-        base = bases[(table["id"] + index) % len(bases)]
+        # "spread": like a round-robin balancer, the sockets take the processes in turn, so a
+        # table's seats are spread; "table": a proxy hashing on the table id (OPERATIONS.md).
+        spread = index if job.get("routing", "spread") == "spread" else 0
+        base = bases[(table["id"] + spread) % len(bases)]
         client = SeatClient(
             f"{base}/ws/table/{table['id']}/",
             person["session"],

@@ -62,6 +62,39 @@ def finished_seqs(client: SeatClient) -> dict[int, int]:
     return ends
 
 
+DEALT = {"burying", "playing"}
+
+
+def dealt_at(client: SeatClient) -> dict[int, float]:
+    """When this seat first saw each hand dealt (its first view past the deal and the bids)."""
+    seen: dict[int, float] = {}
+    for at, frame in client.frames:
+        kind, hand = frame.get("type"), frame.get("hand")
+        if kind == "state" and hand:
+            hand_id, view = hand["id"], hand["view"]
+        elif kind == "view":
+            hand_id, view = hand, frame["view"]
+        else:
+            continue
+        if view.get("phase") in DEALT and hand_id not in seen:
+            seen[hand_id] = at
+    return seen
+
+
+def hand_starts(clients: list[SeatClient]) -> list[float]:
+    """For each hand of a table: from the last of its four ``ready`` messages to the moment
+    the last seat saw it dealt (the readies, the hand's start and its deal)."""
+    dealt = [dealt_at(client) for client in clients]
+    hands = sorted(dealt[0])
+    starts = []
+    for number, hand in enumerate(hands):
+        readies = [c.readies[number] for c in clients if len(c.readies) > number]
+        seen = [d.get(hand) for d in dealt]
+        if len(readies) == len(clients) and all(at is not None for at in seen):
+            starts.append(max(at for at in seen if at is not None) - max(readies))
+    return starts
+
+
 def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dict[str, Any]:
     """Latency of every bury and play (send → the last of four seats sees a newer view), the
     errors the frames show, and the span of the game. Each latency has a kind: ``bury``,
@@ -94,6 +127,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
                 errors.append(f"{client.name}: {client.hands_finished} of {hands} hands finished")
     return {
         "latencies": latencies,
+        "hand_starts": [x for clients in tables for x in hand_starts(clients)],
         "kinds": kinds,
         "errors": errors,
         "bid_races": bid_races,

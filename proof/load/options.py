@@ -14,6 +14,9 @@ class Options:
     echo_seconds: float = 30.0
     procs: int = 1
     daphnes: int = 1  # ASGI processes of the site (of ``server``)
+    # How a table's sockets find the ASGI processes: "spread" (in turn, as a round-robin
+    # balancer) or "table" (all on one, as a proxy hashing on the table id would).
+    routing: str = "spread"
     server: str = "daphne"  # the ASGI server: daphne or uvicorn (shengji_site.launcher)
     client_nice: int = 0
     bids: bool = False

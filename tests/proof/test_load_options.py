@@ -118,11 +118,11 @@ def test_the_report_names_the_server(server: str) -> None:
         "cores": 2,
         "load_average_1m_at_end": 0.5,
     }
-    options = Options(tables=1, hands=1, server=server, daphnes=2)
+    options = Options(tables=1, hands=1, server=server, daphnes=2, routing="table")
     result = report(options, [phase([0.01])], cpu, [phase([0.02, 0.03])], cpu)
     assert (result["server"], result["asgi_processes"]) == (server, 2)
     result["profile"] = {"process": f"{server}0", "layers": {"asyncio loop": 100.0}}
     table = format_table(result)
-    assert f"server {server} × 2, tables 1" in table
+    assert f"server {server} × 2 (table), tables 1" in table
     assert f"{server}0's CPU by layer" in table
     assert f"'{server}0 loop': 40.0" in table
