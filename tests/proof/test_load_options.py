@@ -126,3 +126,25 @@ def test_the_report_names_the_server(server: str) -> None:
     assert f"server {server} × 2 (table), tables 1" in table
     assert f"{server}0's CPU by layer" in table
     assert f"'{server}0 loop': 40.0" in table
+
+
+@pytest.mark.parametrize(("routing", "processes_used"), [("spread", 2), ("table", 1)])
+def test_routing_puts_a_tables_sockets_on_one_process_or_spreads_them(
+    routing: str, processes_used: int
+) -> None:
+    import random
+
+    from proof.load.clients import seat_clients
+
+    table = {"id": 7, "players": [{"session": f"s{i}", "username": f"u{i}"} for i in range(4)]}
+    job = {
+        "ws_bases": ["ws://127.0.0.1:1", "ws://127.0.0.1:2"],
+        "routing": routing,
+        "origin": "http://127.0.0.1:1",
+        "think": 1.0,
+        "jitter": 0.5,
+        "bids": False,
+    }
+    clients = seat_clients(table, job, random.Random(1))
+    assert all(c.url.endswith("/ws/table/7/") for c in clients)
+    assert len({c.url for c in clients}) == processes_used
