@@ -139,6 +139,15 @@ async def open_socket(
     return communicator
 
 
+def _a_state_since(count: int) -> Callable[[Peer], bool]:
+    """Whether the peer got a ``state`` among its frames from the ``count``-th on."""
+
+    def got(peer: Peer) -> bool:
+        return any(f.get("type") == "state" for f in peer.receiver.frames[count:])
+
+    return got
+
+
 class Peer:
     """One socket: records every frame into its ``Receiver`` and tracks its newest view.
     ``listener`` is called on each frame (an actor decides there)."""
@@ -660,9 +669,7 @@ class TableDrill:
             while True:
                 count = len(peer.receiver.frames)
                 await peer.send({"type": "state"})
-                await peer.wait_for(
-                    lambda p: any(f.get("type") == "state" for f in p.receiver.frames[count:])
-                )
+                await peer.wait_for(_a_state_since(count))
                 if peer.table_status != "playing":
                     return peer.you
                 await asyncio.sleep(0.2)
