@@ -45,6 +45,9 @@ HAND_ACTIONS = {"bid", "bury", "play"}
 # Hints: the bot's choice costs a state read; a button pressed now and then, not a stream.
 HINT_PER_SECOND = 1.0
 HINT_BURST = 3.0
+# A view that skips a change waits this long for it before the socket asks for a state: two
+# processes' publishes of consecutive changes can reach a socket in the wrong order.
+GAP_WAIT_S = 1.0
 
 
 class RateLimit:
@@ -230,7 +233,11 @@ class TableConsumer(SessionBound):
         self.refresh_task: asyncio.Task[None] | None = None
         self.held: list[dict[str, Any]] | None = None  # views that came during a refresh
         self.state_at: tuple[int, int] = (-1, -1)  # (hand, seq) of the last state sent
+        self.sent_at: tuple[int, int] = (-1, -1)  # of the last state or view sent
+        self.early: list[dict[str, Any]] = []  # views that came before a change they follow
+        self.gap_timer: asyncio.TimerHandle | None = None
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
+        self.touched_at = time.monotonic()  # the database last heard of it (connections_touch)
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
@@ -259,6 +266,9 @@ class TableConsumer(SessionBound):
         task = getattr(self, "refresh_task", None)
         if task is not None:
             task.cancel()
+        timer = getattr(self, "gap_timer", None)
+        if timer is not None:
+            timer.cancel()
         for group in getattr(self, "groups_joined", set()):
             await self.channel_layer.group_discard(group, self.channel_name)
         await self._unbind_session()
@@ -311,17 +321,29 @@ class TableConsumer(SessionBound):
         await handler(content)
 
     async def on_ping(self, content: dict[str, Any]) -> None:
-        known = await self._db(services.connections_touch, channel_name=self.channel_name)
-        if not known and self.seat_socket:
+        """Most pings cost Redis only: the database hears of the socket (its row's touch and
+        the session check) once a third of the connection timeout (docs/proof/FAULTS.md)."""
+        if services.connections_touch_due(since_s=time.monotonic() - self.touched_at):
+            await self._touch()
+        # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
+        # that it is behind and asks for the state (docs/PROTOCOL.md).
+        position = await database_sync_to_async(services.socket_ping)(
+            **self._socket_key(), sent=self.sent_at
+        )
+        where = {} if position is None else {"hand": position[0], "seq": position[1]}
+        await self.send_json({"type": "pong", **where})
+
+    async def _touch(self) -> None:
+        """Tell the database this socket lives, with the message's session check in the same
+        trip (a logged-in socket's only check when it sends nothing but pings)."""
+        self.touched_at = time.monotonic()
+        if not self.seat_socket:
+            await self._check_pending()
+            return
+        if not await self._db(services.connections_touch, channel_name=self.channel_name):
             # The sweep forgot this socket while it lived: its player is here. Register it
             # again, which takes the seat back from the bot as a reconnect would.
             await self._register_seat_socket()
-        await sync_to_async(ratelimits.socket_touch)(**self._socket_key())
-        # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
-        # that it is behind and asks for the state (docs/PROTOCOL.md).
-        hand = await self._db(selectors.current_hand_get, table_id=self.table_id)
-        position = {} if hand is None else {"hand": hand.pk, "seq": hand.seq}
-        await self.send_json({"type": "pong", **position})
 
     async def on_state(self, content: dict[str, Any]) -> None:
         await self._check_pending()
@@ -464,8 +486,61 @@ class TableConsumer(SessionBound):
 
     async def _forward_view(self, event: dict[str, Any]) -> None:
         frame = self._frame_to_forward(event)
-        if frame is not None:
-            await self.send(text_data=frame)
+        if frame is None:
+            return
+        if self._missed_before(event):
+            self._wait_for_missed(event)
+            return
+        await self._send_view(event, frame)
+        if self.early:
+            await self._forward_early()
+
+    async def _send_view(self, event: dict[str, Any], frame: str) -> None:
+        await self.send(text_data=frame)
+        self.sent_at = max(self.sent_at, (event["hand"], event["seq"]))
+
+    def _missed_before(self, event: dict[str, Any]) -> bool:
+        """Whether this socket has not had a change before this one: the view is of the hand
+        the socket was last sent, newer, and its change did not start at the seq the socket
+        was last sent (``prev``, the seq before it: a change of the deal logs several draws, so
+        seq + 1 cannot tell). A view of another hand, or one older than what was sent (a late
+        copy: the client drops it), goes on."""
+        hand, seq = self.sent_at
+        prev = event.get("prev")
+        if prev is None or event["hand"] != hand:
+            return False
+        return bool(event["seq"] > seq and prev != seq)
+
+    def _wait_for_missed(self, event: dict[str, Any]) -> None:
+        """Keep a view that came before a change it follows. The change's view may only be
+        late (another process published it a little after this one): it is sent when it
+        comes, and then this one. If it has not come within ``GAP_WAIT_S`` it was lost (e.g.
+        by Redis): the socket sends a fresh ``state`` instead, which holds both."""
+        self.early.append(event)
+        if self.gap_timer is None:
+            self.gap_timer = asyncio.get_running_loop().call_later(GAP_WAIT_S, self._gap_open)
+
+    def _gap_open(self) -> None:
+        self.gap_timer = None
+        if self.early and not self.ended:
+            self.early.clear()  # the state holds them
+            self._want_refresh()
+
+    async def _forward_early(self) -> None:
+        """The kept views that follow what this socket was sent now, in order; those it holds
+        already are dropped. The timer stops once none is left."""
+        while self.early:
+            self.early = [e for e in self.early if (e["hand"], e["seq"]) > self.sent_at]
+            follows = next((e for e in self.early if not self._missed_before(e)), None)
+            if follows is None:
+                break
+            self.early.remove(follows)
+            frame = self._frame_to_forward(follows)
+            if frame is not None:
+                await self._send_view(follows, frame)
+        if not self.early and self.gap_timer is not None:
+            self.gap_timer.cancel()
+            self.gap_timer = None
 
     def _frame_to_forward(self, event: dict[str, Any]) -> str | None:
         """The one view frame of a move this socket may see (encoded once, by the mover): its
@@ -506,6 +581,7 @@ class TableConsumer(SessionBound):
             channel_name=self.channel_name,
         )
         self.seat_socket = True
+        self.touched_at = time.monotonic()  # the row was written with last_seen now
 
     def _socket_key(self) -> dict[str, Any]:
         return {"table_id": self.table_id, "owner": self.owner, "channel_name": self.channel_name}
@@ -569,6 +645,7 @@ class TableConsumer(SessionBound):
         """The views that came while the state was read, in order, but those it holds."""
         held = self.held
         assert held is not None
+        await self._forward_early()  # those the state did not hold, if they follow it
         while held:  # views coming meanwhile are held too, behind these
             event = held.pop(0)
             if (event["hand"], event["seq"]) > self.state_at:
@@ -602,4 +679,5 @@ class TableConsumer(SessionBound):
     async def _send(self, state: dict[str, Any]) -> None:
         hand = state["hand"]
         self.state_at = (-1, -1) if hand is None else (hand["id"], hand["seq"])
+        self.sent_at = self.state_at
         await self.send_json(state)

@@ -23,7 +23,7 @@ from channels.layers import get_channel_layer
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
-from games import task_names
+from games import positions, task_names
 
 LOBBY_GROUP = "lobby"
 logger = logging.getLogger(__name__)
@@ -69,8 +69,10 @@ def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
     try:
         async_to_sync(send_all)()
     except SEND_FAILURES:
-        # Called after the commit: the change stands, only its frames are lost. Every client
-        # hears where the hand is in its next pong and asks for the state (docs/PROTOCOL.md).
+        # Called after the commit: the change stands, only its frames are lost. Every socket
+        # sees the gap in the next change's view (its ``prev``) and is sent a state; a client
+        # hears where the hand is in its pongs (at the latest once the position key, if it
+        # could not be set either, has expired) and asks for the state (docs/PROTOCOL.md).
         logger.warning("frames to %s lost: Redis unreachable", [g for g, _ in sends])
 
 
@@ -118,13 +120,19 @@ def hand_view_message(
     public: dict[str, Any],
     occupants: list[int | None],
     watchable: list[bool],
+    *,
+    prev: int | None = None,
 ) -> dict[str, Any]:
     """The table group's message of one change: each seat's ``view`` frame and the public
-    one, each encoded once here (not once per socket), and the audience rules."""
+    one, each encoded once here (not once per socket), and the audience rules. ``prev`` is the
+    hand's seq before the change (None: not known, and no socket checks it): a socket that was
+    last sent another seq of the hand has not had a change before this one, and sends a
+    ``state`` instead unless that change's view comes soon after (``TableConsumer``)."""
     return {
         "type": "hand.view",
         "hand": hand_id,
         "seq": seq,
+        "prev": prev,
         "frames": [_view_frame(hand_id, seq, view) for view in views],
         "public": _view_frame(hand_id, seq, public),
         "occupants": occupants,
@@ -144,10 +152,17 @@ def hand_changed(
     public: dict[str, Any],
     occupants: list[int | None],
     watchable: list[bool],
+    *,
+    prev: int | None = None,
 ) -> None:
     """One message to the table's group carrying every seat's view and the public one; each
     socket forwards only the one its presence may see (``TableConsumer.hand_view``), so no
-    frame to a client carries a hidden card.
+    frame to a client carries a hidden card. ``prev`` is the hand's seq before this change (a
+    deal's change can log several draws): a socket last sent another seq of this hand missed
+    a change and is sent a ``state`` instead (None: no socket checks; hand_view_message).
+
+    The table's position (``games.positions``) is set first: if the group send then fails,
+    the pings already tell every client it is behind.
 
     One group send is four Redis round trips whatever the audience, and channels-redis packs
     it once per daphne process: a group per seat cost four times that for every move. The
@@ -155,7 +170,8 @@ def hand_changed(
     to its occupant only (a socket that is no longer theirs drops it), and spectators watching
     a seat get its view only if its player allowed it at that moment.
     """
-    message = hand_view_message(hand_id, seq, views, public, occupants, watchable)
+    positions.position_set(table_id, (hand_id, seq))
+    message = hand_view_message(hand_id, seq, views, public, occupants, watchable, prev=prev)
     _send(table_group(table_id), message)
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 

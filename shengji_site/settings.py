@@ -293,6 +293,10 @@ SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
 # How often each server process checks that Redis still holds its channel groups
 # (games/groupwatch.py): a restart without its data closes the sockets, which reconnect.
 SHENGJI_GROUPS_CHECK_S = float(os.environ.get("SHENGJI_GROUPS_CHECK_S") or 2)
+# Where each table's latest hand stands, kept in Redis for the pong (games/positions.py): the
+# keys' prefix, and how long a key lives after it was last set (a stale key's longest life).
+SHENGJI_POSITION_PREFIX = os.environ.get("CHANNELS_PREFIX", "shengji") + ":position"
+SHENGJI_POSITION_TTL_S = float(os.environ.get("SHENGJI_POSITION_TTL_S") or 10)
 CELERY_BEAT_SCHEDULE = {
     "sweep": {"task": "games.tasks.sweep", "schedule": SHENGJI_SWEEP_EVERY_S},
 }

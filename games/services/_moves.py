@@ -36,7 +36,9 @@ def catch_up_deal(
     return logged
 
 
-def log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
+def log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> int:
+    """Append the change's actions to the log; returns the hand's seq before them (the
+    change's ``prev``: pass it to ``after_change``)."""
     first = hand.seq
     Action.objects.bulk_create(
         [
@@ -45,6 +47,7 @@ def log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> None:
         ]
     )
     hand.seq = first + len(logged)
+    return first
 
 
 def system_lines(
@@ -114,9 +117,14 @@ HAND_MOVING_FIELDS = [
 ]
 
 
-def after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> None:
+def after_change(
+    hand: Hand, state: HandState, now: datetime, seats: list[Seat], *, prev: int | None = None
+) -> None:
     """Save the hand after its state moved; send views (and a deadline task if one is
-    needed) on commit."""
+    needed) on commit. ``prev`` is the seq before this change's actions (``log_actions``
+    returns it); None when the change logged none (a takeover, autopilot: only the deadline
+    moved), the seq as it is. A caller that logged actions and passed no ``prev`` costs the
+    sockets a ``state`` each (they see a gap), never a missed frame."""
     if state.phase == FINISHED:
         _finish_hand(hand, state, now)
     else:
@@ -125,6 +133,7 @@ def after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat])
     hand.snapshot = public_summary(state, hand.deadline)
     hand.save(update_fields=HAND_MOVING_FIELDS)
     hand_id, seq, table_id = hand.pk, hand.seq, hand.match.table_id
+    before = seq if prev is None else prev
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = view_public(state)
     occupants = [seat.user_id for seat in seats]
@@ -132,7 +141,9 @@ def after_change(hand: Hand, state: HandState, now: datetime, seats: list[Seat])
 
     def publish() -> None:
         remember_state(hand_id, state)
-        realtime.hand_changed(table_id, hand_id, seq, views, public, occupants, watchable)
+        realtime.hand_changed(
+            table_id, hand_id, seq, views, public, occupants, watchable, prev=before
+        )
         if timer is not None:
             realtime.schedule_deadline(hand_id, *timer)
 

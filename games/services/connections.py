@@ -15,7 +15,7 @@ from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 
 from accounts.models import User
-from games import realtime
+from games import positions, ratelimits, realtime
 from games.handstate import load_state
 from games.models import Hand, QueueEntry, Seat, SeatConnection, Table
 from games.services._common import (
@@ -137,10 +137,36 @@ def _bot_takes_seat(table: Table, hand: Hand | None, seats: list[Seat], seat: Se
             after_change(hand, state, db_now(), seats)
 
 
+# A socket's row is touched by a ping once its last touch is older than this share of
+# SHENGJI_CONNECTION_TIMEOUT_S (docs/proof/FAULTS.md, "Pings without the database").
+TOUCH_SHARE = 1 / 3
+
+
+def connections_touch_due(*, since_s: float) -> bool:
+    """Whether a ping should touch its socket's row (``connections_touch``), the socket's last
+    touch (or registration) being ``since_s`` seconds ago. Most pings do not: a live socket's
+    row is at most this share of the timeout old, plus one ping's interval, when the sweep
+    looks; and a socket the sweep forgot was not touched for the whole timeout, so its next
+    ping touches, finds no row and registers the socket again."""
+    return since_s >= settings.SHENGJI_CONNECTION_TIMEOUT_S * TOUCH_SHARE
+
+
 def connections_touch(*, channel_name: str) -> bool:
     """Note a ping; False when the socket has no row: the sweep forgot it while it lived (no
     ping reached the database for SHENGJI_CONNECTION_TIMEOUT_S, e.g. a stalled server)."""
     return SeatConnection.objects.filter(channel_name=channel_name).update(last_seen=db_now()) > 0
+
+
+def socket_ping(
+    *, table_id: int, owner: str, channel_name: str, sent: positions.Position
+) -> positions.Position | None:
+    """A ping's work but the row's touch: the socket counted alive (``ratelimits``), and where
+    the table's latest hand stands for the pong (None before its first hand), from Redis
+    (``games.positions``; the database only when Redis lacks it or holds a position older than
+    ``sent``, the one the socket was last sent)."""
+    ratelimits.socket_touch(table_id=table_id, owner=owner, channel_name=channel_name)
+    position = positions.table_position(table_id, at_least=sent)
+    return None if position == positions.NO_HAND else position
 
 
 def connections_sweep(*, older_than_s: int) -> int:

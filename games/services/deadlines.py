@@ -108,9 +108,9 @@ def _advance(hand: Hand, now: datetime) -> None:
         text = bot_move(state, seat)
         state.apply(text)
         logged.append((seat, text, True))
-    log_actions(hand, logged)
+    prev = log_actions(hand, logged)
     system_lines(hand, state, logged, throws_before)
-    after_change(hand, state, now, seats)
+    after_change(hand, state, now, seats, prev=prev)
 
 
 def _bot_bids(state: HandState, seats: list[Seat]) -> list[tuple[int | None, str, bool]]:

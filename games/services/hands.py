@@ -117,9 +117,9 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
         raise ApplicationError.from_engine(error) from None
     logged.append((seat, str(action), False))
     autopilot_stop(hand.match.table, seats[seat])
-    log_actions(hand, logged)
+    prev = log_actions(hand, logged)
     system_lines(hand, state, logged, throws_before)
-    after_change(hand, state, now, seats)
+    after_change(hand, state, now, seats, prev=prev)
     return hand
 
 
@@ -172,6 +172,6 @@ def _hand_leave(*, hand_id: int, user: User) -> Hand:
     state = load_state(hand)
     action = f"leave {seat}"
     state.apply(action, seat)
-    log_actions(hand, [(seat, action, False)])
-    after_change(hand, state, db_now(), seats)
+    prev = log_actions(hand, [(seat, action, False)])
+    after_change(hand, state, db_now(), seats, prev=prev)
     return hand

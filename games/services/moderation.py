@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.db import transaction
 
 from accounts.models import User
+from games import positions
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import AdminLog, Hand, Seat, Table
@@ -35,6 +36,8 @@ def table_close(*, table_id: int, actor: User, reason: str = "") -> Table:
         hand.deadline = None
         hand.save()
         count_turns(hand)
+        # The pong's position named this hand: the table's latest is an older one now.
+        transaction.on_commit(lambda: positions.position_forget(table_id))
     table.matches.filter(ended_at__isnull=True).update(ended_at=now)
     table.status = Table.Status.CLOSED
     table.save(update_fields=["status"])

@@ -221,12 +221,14 @@ async def test_a_disconnected_player_is_played_by_the_bot_and_takes_the_seat_bac
 
 
 async def test_regression_a_live_socket_the_sweep_forgot_left_the_bot_in_the_seat(
-    celery_worker: object,
+    celery_worker: object, settings: Any
 ) -> None:
     """A stalled server (a loaded machine) noted no ping for the connection timeout: the sweep
     forgot the socket though it lived, the grace period ran, the bot took the seat, and the
     player's pings never registered the socket again. Now the next ping does, and the player
-    has the seat back."""
+    has the seat back. (A ping touches the database once a third of the timeout: the sweep
+    forgets only a socket untouched for the whole timeout, so its next ping always does.)"""
+    settings.SHENGJI_CONNECTION_TIMEOUT_S = 3
     users, table_id = await database_sync_to_async(setup_table)()
     peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
     await start_hand(peers, table_id)
@@ -243,6 +245,7 @@ async def test_regression_a_live_socket_the_sweep_forgot_left_the_bot_in_the_sea
 
     seat = await database_sync_to_async(forget_and_take_over)()
     assert seat.bot
+    await asyncio.sleep(1.1)  # as for the sweep: the socket's last touch is a third ago
     await peers[1].socket.send_json_to({"type": "ping"})
     await peers[1].until(lambda f: f["type"] == "pong")
     seat = await database_sync_to_async(Seat.objects.get)(pk=seat.pk)
@@ -250,6 +253,7 @@ async def test_regression_a_live_socket_the_sweep_forgot_left_the_bot_in_the_sea
     assert await database_sync_to_async(seat.connections.count)() == 1
     # A spectator's ping registers nothing.
     watcher = await connect(table_id, None, "spectator")
+    await asyncio.sleep(1.1)  # its touch is due too
     await watcher.socket.send_json_to({"type": "ping"})
     await watcher.until(lambda f: f["type"] == "pong")
     assert await database_sync_to_async(seat.connections.count)() == 1
