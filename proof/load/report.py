@@ -77,6 +77,7 @@ def report(
         "client_echo_phase": client_cpu(echo),
         "cpu_game": game_cpu,
         "server_cpu_ms_per_action": cpu_per_action(game_cpu, actions),
+        "server_cpu_ms_per_action_net": cpu_per_action_net(game_cpu, echo_cpu, actions),
         "cpu_echo_alone": echo_cpu,
         **samples,
     }
@@ -91,6 +92,28 @@ def cpu_per_action(cpu: dict[str, Any], actions: int) -> dict[str, float]:
         name: round(percent / 100 * cpu["wall_s"] * 1000 / actions, 2)
         for name, percent in cpu["server_percent_of_one_core"].items()
     }
+
+
+def cpu_per_action_net(
+    game: dict[str, Any], echo: dict[str, Any], actions: int
+) -> dict[str, float]:
+    """``cpu_per_action`` less what the echo phase alone cost per second over the game's wall
+    time: the echo phase sends as many messages a second as the game's probes do, so this
+    leaves out the probes and what the processes spend idle (beat, the worker's polling),
+    and keeps the moves, hand starts and pings. Each process's ``total`` is the sum (the event
+    loop's figure is part of its process's and is not added again)."""
+    if not actions or not echo:
+        return {}
+    busy_before = echo["server_percent_of_one_core"]
+    net = {
+        name: round(
+            max(0.0, percent - busy_before.get(name, 0.0)) / 100 * game["wall_s"] * 1000 / actions,
+            2,
+        )
+        for name, percent in game["server_percent_of_one_core"].items()
+    }
+    net["total"] = round(sum(v for name, v in net.items() if not name.endswith(" loop")), 2)
+    return net
 
 
 def client_cpu(parts: list[dict[str, Any]]) -> dict[str, Any]:
@@ -142,6 +165,10 @@ def format_table(result: dict[str, Any]) -> str:
         f" {result['client']['loop_lag_ms']}"
     )
     lines.append(f"server CPU ms per action: {result['server_cpu_ms_per_action']}")
+    lines.append(
+        "server CPU ms per action, less the echo phase's rate (probes, idle):"
+        f" {result['server_cpu_ms_per_action_net']}"
+    )
     profile = result.get("profile")
     if profile:
         shares = ", ".join(f"{layer} {share}" for layer, share in profile["layers"].items())

@@ -148,3 +148,17 @@ def test_routing_puts_a_tables_sockets_on_one_process_or_spreads_them(
     clients = seat_clients(table, job, random.Random(1))
     assert all(c.url.endswith("/ws/table/7/") for c in clients)
     assert len({c.url for c in clients}) == processes_used
+
+
+def test_cpu_per_action_net_leaves_out_what_the_echo_phase_cost_per_second() -> None:
+    from proof.load.report import cpu_per_action_net
+
+    game = {
+        "wall_s": 100.0,
+        "server_percent_of_one_core": {"daphne0": 12.0, "daphne0 loop": 8.0, "worker": 2.0},
+    }
+    echo = {"server_percent_of_one_core": {"daphne0": 2.0, "daphne0 loop": 1.0, "worker": 3.0}}
+    net = cpu_per_action_net(game, echo, actions=1000)
+    # daphne: 10 % of one core over 100 s is 10 s of CPU, over 1000 actions 10 ms each.
+    assert net == {"daphne0": 10.0, "daphne0 loop": 7.0, "worker": 0.0, "total": 10.0}
+    assert cpu_per_action_net(game, {}, actions=1000) == {}
