@@ -65,8 +65,8 @@ def finished_seqs(client: SeatClient) -> dict[int, int]:
 DEALT = {"burying", "playing"}
 
 
-def dealt_at(client: SeatClient) -> dict[int, float]:
-    """When this seat first saw each hand dealt (its first view past the deal and the bids)."""
+def hand_seen_at(client: SeatClient, phases: set[str] | None = None) -> dict[int, float]:
+    """When this seat first saw each hand (in one of ``phases``, if given)."""
     seen: dict[int, float] = {}
     for at, frame in client.frames:
         kind, hand = frame.get("type"), frame.get("hand")
@@ -76,20 +76,19 @@ def dealt_at(client: SeatClient) -> dict[int, float]:
             hand_id, view = hand, frame["view"]
         else:
             continue
-        if view.get("phase") in DEALT and hand_id not in seen:
+        if (phases is None or view.get("phase") in phases) and hand_id not in seen:
             seen[hand_id] = at
     return seen
 
 
-def hand_starts(clients: list[SeatClient]) -> list[float]:
+def hand_starts(clients: list[SeatClient], phases: set[str] | None = None) -> list[float]:
     """For each hand of a table: from the last of its four ``ready`` messages to the moment
-    the last seat saw it dealt (the readies, the hand's start and its deal)."""
-    dealt = [dealt_at(client) for client in clients]
-    hands = sorted(dealt[0])
+    the last seat saw it (in one of ``phases``: ``DEALT``, once dealt and its bids closed)."""
+    seen_by = [hand_seen_at(client, phases) for client in clients]
     starts = []
-    for number, hand in enumerate(hands):
+    for number, hand in enumerate(sorted(seen_by[0])):
         readies = [c.readies[number] for c in clients if len(c.readies) > number]
-        seen = [d.get(hand) for d in dealt]
+        seen = [by.get(hand) for by in seen_by]
         if len(readies) == len(clients) and all(at is not None for at in seen):
             starts.append(max(at for at in seen if at is not None) - max(readies))
     return starts
@@ -128,6 +127,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
     return {
         "latencies": latencies,
         "hand_starts": [x for clients in tables for x in hand_starts(clients)],
+        "hand_deals": [x for clients in tables for x in hand_starts(clients, DEALT)],
         "kinds": kinds,
         "errors": errors,
         "bid_races": bid_races,

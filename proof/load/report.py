@@ -27,6 +27,7 @@ def report(
         for kind in ("bury", "play", "hand_end")
     }
     starts_ms = summary_ms([x for part in game for x in part.get("hand_starts", [])])
+    deals_ms = summary_ms([x for part in game for x in part.get("hand_deals", [])])
     alone_ms = summary_ms([x for part in echo for x in part["latencies"]])
     probes_ms = summary_ms([x for part in game for x in part["probe_latencies"]])
     errors = [e for part in echo + game for e in part["errors"]]
@@ -62,6 +63,7 @@ def report(
         "game_ms": game_ms,
         "game_ms_by_kind": by_kind,
         "hand_start_ms": starts_ms,
+        "hand_dealt_ms": deals_ms,
         "echo_alone_ms": alone_ms,
         "echo_concurrent_ms": probes_ms,
         "ratio_vs_concurrent": ratio_probes,
@@ -133,7 +135,8 @@ def format_table(result: dict[str, Any]) -> str:
         ("  bury", result["game_ms_by_kind"]["bury"]),
         ("  play", result["game_ms_by_kind"]["play"]),
         ("  play that ends a hand", result["game_ms_by_kind"]["hand_end"]),
-        ("hand start: readies → dealt", result["hand_start_ms"]),
+        ("hand start: readies → seen", result["hand_start_ms"]),
+        ("  readies → dealt, bids shut", result["hand_dealt_ms"]),
         ("echo alone", result["echo_alone_ms"]),
         ("echo during the game", result["echo_concurrent_ms"]),
     ]
