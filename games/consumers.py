@@ -152,7 +152,9 @@ class SessionBound(AsyncJsonWebsocketConsumer):
         sent its message to nobody); False when it has ended and the socket is closing."""
         if not self.user.is_authenticated:
             return True
-        self.session_key, self.session_hash = await sync_to_async(_session_marks)(self.scope)
+        self.session_key, self.session_hash = await sync_to_async(
+            _session_marks, thread_sensitive=False
+        )(self.scope)
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
         return await self._session_holds()
 
@@ -275,7 +277,9 @@ class TableConsumer(SessionBound):
         if getattr(self, "table_id", None) is not None:
             await database_sync_to_async(services.seat_disconnected)(channel_name=self.channel_name)
         if getattr(self, "counted", False):
-            await sync_to_async(ratelimits.socket_closed)(**self._socket_key())
+            await sync_to_async(ratelimits.socket_closed, thread_sensitive=False)(
+                **self._socket_key()
+            )
 
     # --- incoming ------------------------------------------------------------------------
 
@@ -588,7 +592,11 @@ class TableConsumer(SessionBound):
 
     async def _socket_counts(self) -> bool:
         """Count this socket against its owner's cap at the table (docs/PROTOCOL.md)."""
-        self.counted = await sync_to_async(ratelimits.socket_open)(**self._socket_key())
+        # Not in the one thread every thread-sensitive call of the process shares: a burst of
+        # sockets opening would queue there behind each other's Redis round trips.
+        self.counted = await sync_to_async(ratelimits.socket_open, thread_sensitive=False)(
+            **self._socket_key()
+        )
         return self.counted
 
     def _require_login(self) -> None:

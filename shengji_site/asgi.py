@@ -5,11 +5,10 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shengji_site.settings")
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
-from shengji_site.middleware import ProxyHeadersMiddleware  # noqa: E402
+from shengji_site.middleware import ProxyHeadersMiddleware, pooled_auth_stack  # noqa: E402
 from shengji_site.routing import websocket_urlpatterns  # noqa: E402
 
 # ProxyHeadersMiddleware: the client's address from X-Forwarded-For, and X-Forwarded-Proto,
@@ -19,7 +18,7 @@ application = ProxyHeadersMiddleware(
         {
             "http": django_asgi_app,
             "websocket": AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+                pooled_auth_stack(URLRouter(websocket_urlpatterns))
             ),
         }
     )

@@ -7,6 +7,10 @@ import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from channels.auth import AuthMiddleware
+from channels.auth import get_user as _channels_get_user
+from channels.db import DatabaseSyncToAsync
+from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
@@ -91,3 +95,19 @@ class ProxyHeadersMiddleware:
         if scope["type"] in ("http", "websocket"):
             scope = trusted_scope(scope)
         await self.app(scope, receive, send)
+
+
+class PooledAuthMiddleware(AuthMiddleware):  # type: ignore[misc]
+    """Channels' ``AuthMiddleware``, its user lookup in the pool of database threads rather
+    than in the one thread that every thread-sensitive call of the process shares (Django's
+    page views among them): a burst of sockets opening, the start of many tables at once,
+    would otherwise look up their users one at a time there."""
+
+    async def resolve_scope(self, scope: Scope) -> None:
+        lookup = DatabaseSyncToAsync(_channels_get_user.func, thread_sensitive=False)
+        scope["user"]._wrapped = await lookup(scope)
+
+
+def pooled_auth_stack(inner: Any) -> Any:
+    """``channels.auth.AuthMiddlewareStack`` with ``PooledAuthMiddleware``."""
+    return CookieMiddleware(SessionMiddleware(PooledAuthMiddleware(inner)))
