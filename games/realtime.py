@@ -76,21 +76,11 @@ def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
         logger.warning("frames to %s lost: Redis unreachable", [g for g, _ in sends])
 
 
-async def hand_changed_async(
-    table_id: int,
-    hand_id: int,
-    seq: int,
-    views: list[dict[str, Any]],
-    public: dict[str, Any],
-    occupants: list[int | None],
-    watchable: list[bool],
-    *,
-    prev: int,
-) -> None:
-    """``hand_changed`` from code already on the event loop (the optimistic move): no thread
-    hop. (The position is one short Redis call made from the loop.)"""
-    positions.position_set(table_id, (hand_id, seq))
-    message = hand_view_message(hand_id, seq, views, public, occupants, watchable, prev=prev)
+async def hand_changed_async(table_id: int, message: dict[str, Any]) -> None:
+    """``hand_changed`` from code already on the event loop (the optimistic move), with the
+    change's ``hand_view_message``: no thread hop (the position is one short Redis call made
+    from the loop)."""
+    positions.position_set(table_id, (message["hand"], message["seq"]))
     layer = get_channel_layer()
     if layer is None:
         return

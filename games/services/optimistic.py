@@ -237,8 +237,7 @@ async def table_act_optimistic(
     state = planned.state
     remember_state(facts.hand_id, state)
     remember_facts(table_id, replace(facts, seq=new_seq))
-    await realtime.hand_changed_async(
-        table_id,
+    message = realtime.hand_view_message(
         facts.hand_id,
         new_seq,
         [view_for(state, seat) for seat in range(SEATS)],
@@ -247,6 +246,7 @@ async def table_act_optimistic(
         list(facts.watchable),
         prev=facts.seq,
     )
+    await realtime.hand_changed_async(table_id, message)
     if timer_seq == new_seq:
         await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
             facts.hand_id, timer_seq, timer_at
