@@ -37,12 +37,9 @@ def action_texts(hand: Hand) -> list[str]:
 
 def load_state(hand: Hand) -> HandState:
     """The hand's state at ``hand.seq``: a private copy the caller may change."""
-    with _states_lock:
-        cached = _states.get(hand.pk)
-        if cached is not None and cached[0] == hand.seq:
-            _states.move_to_end(hand.pk)
-    if cached is not None and cached[0] == hand.seq:
-        return cached[1].copy()  # a kept state is never changed: copying it needs no lock
+    kept = kept_state(hand.pk, hand.seq)
+    if kept is not None:
+        return kept
     # A row read without its lock may be older than the log by now: replay only the first
     # ``hand.seq`` actions, so the state is the one its seq names (the views carry that seq).
     texts = action_texts(hand)[: hand.seq]
@@ -53,12 +50,13 @@ def load_state(hand: Hand) -> HandState:
 
 def kept_state(hand_id: int, seq: int) -> HandState | None:
     """A private copy of the state this process keeps for the hand at ``seq``, or None (no
-    database read: the optimistic move's question)."""
+    database read: also the optimistic move's question)."""
     with _states_lock:
         cached = _states.get(hand_id)
-    if cached is None or cached[0] != seq:
-        return None
-    return cached[1].copy()
+        if cached is None or cached[0] != seq:
+            return None
+        _states.move_to_end(hand_id)
+    return cached[1].copy()  # a kept state is never changed: copying it needs no lock
 
 
 def remember_state(hand_id: int, state: HandState) -> None:

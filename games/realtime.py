@@ -147,34 +147,23 @@ def _view_frame(hand_id: int, seq: int, view: dict[str, Any]) -> str:
     return orjson.dumps({"type": "view", "hand": hand_id, "seq": seq, "view": view}).decode()
 
 
-def hand_changed(
-    table_id: int,
-    hand_id: int,
-    seq: int,
-    views: list[dict[str, Any]],
-    public: dict[str, Any],
-    occupants: list[int | None],
-    watchable: list[bool],
-    *,
-    prev: int | None = None,
-) -> None:
-    """One message to the table's group carrying every seat's view and the public one; each
-    socket forwards only the one its presence may see (``TableConsumer.hand_view``), so no
-    frame to a client carries a hidden card. ``prev`` is the hand's seq before this change (a
-    deal's change can log several draws): a socket last sent another seq of this hand missed
-    a change and is sent a ``state`` instead (None: no socket checks; hand_view_message).
+def hand_changed(table_id: int, message: dict[str, Any]) -> None:
+    """Send a change's ``hand_view_message`` to the table's group: one message carrying every
+    seat's view and the public one; each socket forwards only the one its presence may see
+    (``TableConsumer.hand_view``), so no frame to a client carries a hidden card. The
+    message's ``prev`` (the hand's seq before this change: a deal's change can log several
+    draws) lets a socket last sent another seq of this hand see that it missed a change.
 
     The table's position (``games.positions``) is set first: if the group send then fails,
     the pings already tell every client it is behind.
 
     One group send is four Redis round trips whatever the audience, and channels-redis packs
     it once per daphne process: a group per seat cost four times that for every move. The
-    audience is fixed here, from the seats as locked in the transaction: a seat's view goes
-    to its occupant only (a socket that is no longer theirs drops it), and spectators watching
-    a seat get its view only if its player allowed it at that moment.
+    audience is fixed by the message, from the seats as locked in the transaction: a seat's
+    view goes to its occupant only (a socket that is no longer theirs drops it), and
+    spectators watching a seat get its view only if its player allowed it at that moment.
     """
-    positions.position_set(table_id, (hand_id, seq))
-    message = hand_view_message(hand_id, seq, views, public, occupants, watchable, prev=prev)
+    positions.position_set(table_id, (message["hand"], message["seq"]))
     _send(table_group(table_id), message)
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 

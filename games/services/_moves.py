@@ -141,9 +141,10 @@ def after_change(
 
     def publish() -> None:
         remember_state(hand_id, state)
-        realtime.hand_changed(
-            table_id, hand_id, seq, views, public, occupants, watchable, prev=before
+        message = realtime.hand_view_message(
+            hand_id, seq, views, public, occupants, watchable, prev=before
         )
+        realtime.hand_changed(table_id, message)
         if timer is not None:
             realtime.schedule_deadline(hand_id, *timer)
 

@@ -34,7 +34,10 @@ from games.services._moves import after_change
 ACCOUNT_SUSPENDED = "account_suspended"  # banned or made inactive: the socket's last frame
 SESSION_ENDED = "session_ended"  # logged out, password changed, account removed
 # Session engines that keep their sessions in the database: a session logged out is a row gone.
-_DB_SESSIONS = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")
+DB_SESSION_ENGINES = (
+    "django.contrib.sessions.backends.db",
+    "django.contrib.sessions.backends.cached_db",
+)
 
 
 @transaction.atomic
@@ -210,7 +213,9 @@ def _session_check_sql(engine: str) -> tuple[str, bool]:
     from django.contrib.sessions.models import Session
 
     users = connection.ops.quote_name(User._meta.db_table)
-    if engine not in _DB_SESSIONS:  # kept elsewhere: the password hash still ends a changed one
+    if (
+        engine not in DB_SESSION_ENGINES
+    ):  # kept elsewhere: the password hash still ends a changed one
         return f"SELECT is_active, password, ban_reason, TRUE FROM {users} WHERE id = %s", False
     sessions = connection.ops.quote_name(Session._meta.db_table)
     live = (

@@ -39,11 +39,11 @@ from games.engine.hand import BURYING, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import SEATS, bot_delay
+from games.services.connections import DB_SESSION_ENGINES
 
 logger = logging.getLogger(__name__)
 
 _CACHE_SIZE = 512
-_DB_SESSIONS = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")
 
 
 @dataclass(frozen=True)
@@ -179,18 +179,18 @@ def _statement(keyed_sessions: bool) -> str:
                 AND EXISTS (SELECT 1 FROM {table(get_user_model())} u
                     WHERE u.id = %(user)s AND u.is_active AND u.password = %(password)s)
                 {session}
-            RETURNING h.id, h.seq, h.deadline, h.timer_seq, h.timer_at
+            RETURNING h.id, h.seq, h.timer_seq, h.timer_at
         ), logged AS (
             INSERT INTO {table(Action)} (hand_id, seq, seat, text, auto, created_at)
             SELECT id, %(seq)s, %(seat)s, %(text)s, false, now() FROM moved
             RETURNING id
         )
-        SELECT m.seq, m.deadline, m.timer_seq, m.timer_at FROM moved m, logged
+        SELECT m.seq, m.timer_seq, m.timer_at FROM moved m, logged
     """
 
 
-async def _write(planned: Planned, mover: Mover) -> tuple[int, datetime, int, datetime] | None:
-    """The statement: (seq, deadline, timer seq, timer due) if it moved the hand, None if the
+async def _write(planned: Planned, mover: Mover) -> tuple[int, int, datetime] | None:
+    """The statement: (seq, timer seq, timer due) if it moved the hand, None if the
     hand was not as the facts say (or the database did not answer in time)."""
     facts = planned.facts
     params = {
@@ -205,7 +205,7 @@ async def _write(planned: Planned, mover: Mover) -> tuple[int, datetime, int, da
         "limit": planned.limit_s,
         "snapshot": Jsonb(public_summary(planned.state, None)),
     }
-    sql = _statement(settings.SESSION_ENGINE in _DB_SESSIONS)
+    sql = _statement(settings.SESSION_ENGINE in DB_SESSION_ENGINES)
     try:
         async with asyncdb.pool().connection() as conn:
             cursor = await conn.execute(sql, params)
@@ -216,7 +216,7 @@ async def _write(planned: Planned, mover: Mover) -> tuple[int, datetime, int, da
         # seq moved on and refuses the repeat: the move is in the log once.)
         logger.warning("optimistic move on hand %s failed; taking the locking path", facts.hand_id)
         return None
-    return None if row is None else (row[0], row[1], row[2], row[3])
+    return None if row is None else (row[0], row[1], row[2])
 
 
 async def table_act_optimistic(
@@ -233,7 +233,7 @@ async def table_act_optimistic(
     written = await _write(planned, mover)
     if written is None:
         return False
-    new_seq, _deadline, timer_seq, timer_at = written
+    new_seq, timer_seq, timer_at = written
     state = planned.state
     remember_state(facts.hand_id, state)
     remember_facts(table_id, replace(facts, seq=new_seq))
