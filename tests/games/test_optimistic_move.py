@@ -280,3 +280,32 @@ async def test_sockets_move_by_the_statement_and_every_seat_gets_its_own_view(
     finally:
         for peer in peers:
             await peer.socket.disconnect()
+
+
+def test_the_same_move_sent_twice_at_once_is_logged_once() -> None:
+    """A script firing its play on two sockets at the same instant: both statements target
+    the same seq, one moves the hand, the other finds it moved and writes nothing."""
+    import asyncio
+
+    table, users, hand = in_play()
+    seq = locking_move(table, users, hand)
+    seat, kind, cards, _ = first_legal(hand)
+    who = mover(users[seat])
+    log = log_of(hand)
+
+    async def twice() -> list[bool]:
+        return list(
+            await asyncio.gather(
+                *(
+                    services.table_act_optimistic(
+                        table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
+                    )
+                    for _ in range(2)
+                )
+            )
+        )
+
+    results = async_to_sync(twice)()
+    assert sorted(results) == [False, True]
+    assert log_of(hand) == [*log, (seq, seat, f"{kind} {seat} {cards}")]
+    assert fresh(hand).seq == seq + 1
