@@ -34,12 +34,21 @@ def test_basic_decides_in_well_under_5_ms() -> None:
     assert sorted(times)[int(0.95 * len(times))] < 0.02
 
 
-def test_search_keeps_to_its_time_budget() -> None:
+def _search_decision_times() -> list[float]:
     stats = HandStats()
     budget = SearchBudget(max_samples=1000, max_ms=40.0)
     bots: list[Bot] = [SearchBot(1, budget), BasicBot(), SearchBot(2, budget), BasicBot()]
     play_hand(deal_hand(RANKED, 9, 0), bots, stats)
-    times = stats.times[0] + stats.times[2]
+    return stats.times[0] + stats.times[2]
+
+
+def test_search_keeps_to_its_time_budget() -> None:
+    # The budget is wall time: a process stalled by the shared machine (once, in CI, one
+    # decision of 1.4 s among ~50 of 30-60 ms) runs over it without the bot being at fault.
+    # The hand is the same deal and seeds each time: a bot that overruns does so in both.
+    times = _search_decision_times()
+    if max(times) >= 0.25:
+        times = _search_decision_times()
     # The limit is checked between sampled deals: one deal's playouts may run over it.
     assert max(times) < 0.25
     assert statistics.median(times) < 0.08
