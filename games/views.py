@@ -635,11 +635,25 @@ def seat_bot(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @lobby_action
 def quick_join(request: HttpRequest) -> HttpResponse:
-    matchmaking.queue_join(user=request.user)  # type: ignore[arg-type]
-    matched = matchmaking.queue_status_get(user=request.user)["matched_table"]  # type: ignore[arg-type]
-    if matched is not None:  # the join completed a group: seated at once
-        return _done(request, _("Matched: your table is ready."), matched)
-    return _done(request, _("You are waiting for a ranked match."))
+    """快速匹配: queue for a ranked table. The join that completes a group of four goes straight
+    to the table; one already seated somewhere is taken back there, as 和电脑练习 does."""
+    user = request.user
+    try:
+        matchmaking.queue_join(user=user)  # type: ignore[arg-type]
+    except ApplicationError as error:
+        seated_at = selectors.table_of_user(user=user)  # type: ignore[arg-type]
+        if error.code != "seated_elsewhere" or seated_at is None or _wants_json(request):
+            raise
+        messages.info(request, _("You are already seated at a table: here it is."))
+        return redirect("games:table", table_id=seated_at)
+    matched = matchmaking.queue_status_get(user=user)["matched_table"]  # type: ignore[arg-type]
+    if matched is None:
+        return _done(request, _("You are waiting for a ranked match."))
+    message = _("Matched: your table is ready.")
+    if _wants_json(request):
+        return JsonResponse({"ok": True, "message": message, "table": matched})
+    messages.success(request, message)
+    return redirect("games:table", table_id=matched)
 
 
 @lobby_action

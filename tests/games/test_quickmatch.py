@@ -297,8 +297,39 @@ def test_the_fourth_join_seats_the_four_at_once(redis_url: str) -> None:
     response = clients[3].post("/tables/quick/join/", **JSON)
     assert response.json()["message"] == "Matched: your table is ready."
     (record,) = QuickMatch.objects.all()
+    assert response.json()["table"] == record.table_id
     status = clients[0].get("/tables/status/").json()["queue"]
     assert status["queued"] is False and status["matched_table"] == record.table_id
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_join_that_completes_a_group_goes_to_the_table(redis_url: str) -> None:
+    """The fourth player's page opens the table itself, not the lobby (the other three are sent
+    there by the lobby's status poll)."""
+    users = players([1.0, 2.0, 2.5, 3.0])
+    clients = [login(u) for u in users]
+    for client in clients[:3]:
+        assert client.post("/tables/quick/join/")["Location"].startswith("/tables/")
+    page = clients[3].post("/tables/quick/join/")
+    (record,) = QuickMatch.objects.all()
+    assert page.status_code == 302 and page["Location"] == f"/tables/{record.table_id}/"
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_quick_match_while_seated_goes_back_to_that_table(redis_url: str) -> None:
+    """Seated at a table already: 快速匹配 leads back there, as 和电脑练习 does, in the page's
+    language; the queue is not joined."""
+    (user,) = players([1.0])
+    table = make_table(user)
+    services.seat_take(table_id=table.pk, user=user, index=2)
+    client = login(user)
+    page = client.post("/tables/quick/join/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert page.status_code == 302 and page["Location"] == f"/tables/{table.pk}/"
+    shown = client.get(page["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "你已经在一张桌上坐下了" in shown
+    assert not QueueEntry.objects.exists()
+    refused = client.post("/tables/quick/join/", **JSON)
+    assert (refused.status_code, refused.json()["code"]) == (409, "seated_elsewhere")
 
 
 @pytest.mark.django_db
