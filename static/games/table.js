@@ -680,8 +680,9 @@ function seatBadges(seat, v) {
   const badges = el("span", "badges");
   const info = seatInfo(seat);
   if (v && v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
-  if (info.bot) badges.append(el("span", "badge bot", L.bot));
+  // A player on 托管 keeps their seat: one badge says so, not the bot's as well.
   if (info.autopilot) badges.append(el("span", "badge autopilot", L.autopilot_badge));
+  else if (info.bot) badges.append(el("span", "badge bot", L.bot));
   if (info.user && info.away_until) {
     const away = el("span", "badge away", L.away_mark);
     const left = el("span", "away-left", awayText(info.away_until));

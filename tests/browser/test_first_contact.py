@@ -59,6 +59,18 @@ def check_rules_card(page: Any, table: Table, tag: str) -> None:
     screenshot(page, f"first-{tag}-3-rules-card")
 
 
+def autopilot_on_and_off(page: Any, tag: str) -> None:
+    """托管 on: the seat shows the 托管 mark alone (the player keeps the seat, it is not a bot's);
+    off again: the mark goes and the seat is the player's own."""
+    page.click("[data-action=autopilot]")
+    page.wait_for_selector("#seat-bottom .badge.autopilot")
+    assert page.locator("#seat-bottom .badge.bot").count() == 0
+    screenshot(page, f"first-{tag}-autopilot")
+    page.click("[data-action=autopilot]")
+    page.wait_for_selector("#seat-bottom .badge.autopilot", state="detached")
+    assert page.locator("#seat-bottom .badge.bot").count() == 0
+
+
 def leave_the_next_hand(page: Any, table: Table, tag: str) -> str:
     """Auto-ready deals the next hand; leave it, accepting the dialog; returns its words."""
     first = Hand.objects.get(match__table=table)
@@ -67,6 +79,7 @@ def leave_the_next_hand(page: Any, table: Table, tag: str) -> str:
         timeout=NEXT_HAND_TIMEOUT_MS,
     )
     page.wait_for_selector("[data-action=escape]")
+    autopilot_on_and_off(page, tag)
     shown: list[str] = []
 
     def accept(dialog: Any) -> None:
