@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib.auth.admin import GroupAdmin as BaseGroupAdmin
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.contrib.auth.models import Group
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
@@ -14,6 +16,7 @@ from accounts.forms import AdminLoginForm, ReasonForm
 from accounts.models import BanRecord, User
 from accounts.services import user_ban, user_unban
 from ladder.errors import ApplicationError
+from shengji_site.admin_words import TranslatedPermissions
 
 # An API token is a password: DRF's token admin lists every key (and names each token by its
 # key), and a look at it is enough to act as anyone. Players make and replace their own tokens
@@ -21,6 +24,13 @@ from ladder.errors import ApplicationError
 admin.site.unregister(TokenProxy)
 # Locked out after too many failed log-ins (games/ratelimits.py): the admin's form says so.
 admin.site.login_form = AdminLoginForm
+# Groups as Django has them, their permissions named in the admin's language.
+admin.site.unregister(Group)
+
+
+@admin.register(Group)
+class GroupAdmin(TranslatedPermissions, BaseGroupAdmin):
+    pass
 
 
 class BanRecordInline(admin.TabularInline):  # type: ignore[type-arg]
@@ -92,7 +102,7 @@ def _with_reason(
 
 
 @admin.register(User)
-class UserAdmin(BaseUserAdmin):  # type: ignore[type-arg]
+class UserAdmin(TranslatedPermissions, BaseUserAdmin):  # type: ignore[type-arg]
     fieldsets = (
         *(BaseUserAdmin.fieldsets or ()),
         (gettext_lazy("Player"), {"fields": ("display_name", "language")}),

@@ -46,7 +46,9 @@ class User(AbstractUser):
     language = models.CharField(
         max_length=10,
         blank=True,
-        help_text="Preferred interface language (zh-hans, zh-hant, en); empty follows the browser.",
+        help_text=_(
+            "Preferred interface language (zh-hans, zh-hant, en); empty follows the browser."
+        ),
         verbose_name=_("language"),
     )
     banned_at = models.DateTimeField(null=True, blank=True, verbose_name=_("banned at"))
@@ -128,7 +130,7 @@ class BanRecord(models.Model):
         related_name="ban_records",
         verbose_name=_("player"),
     )
-    banned = models.BooleanField(help_text="on: a ban; off: an unban", verbose_name=_("ban"))
+    banned = models.BooleanField(help_text=_("on: a ban; off: an unban"), verbose_name=_("ban"))
     reason = models.CharField(max_length=300, verbose_name=_("reason"))
     by = models.ForeignKey(
         settings.AUTH_USER_MODEL,

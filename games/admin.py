@@ -22,7 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from games import chat_words, rules_words, services
+from games import rules_words, services
 from games.errors import ApplicationError
 from games.models import (
     Action,
@@ -182,7 +182,12 @@ class TableAdmin(ReadOnlyAdmin):
     search_fields = ("name", "creator__username")
     inlines = [SeatInline]
     actions = ["close_tables"]
-    readonly_fields = ("hand_summary",)
+    readonly_fields = ("rules", "hand_summary")
+
+    def get_fields(self, request: HttpRequest, obj: Table | None = None) -> list[str]:  # type: ignore[override]
+        """The preset by its name (with its house rules), where the model has its code."""
+        fields = [str(name) for name in super().get_fields(request, obj) if name != "rules"]
+        return ["rules" if name == "preset" else name for name in fields]
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Table]:
         playing = Hand.objects.filter(
@@ -421,13 +426,13 @@ class MatchAdmin(ReadOnlyAdmin):
 class ChatLineAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "table", "user", "system", "line")
 
+    fields = ("created_at", "table", "user", "system", "line")
+    readonly_fields = fields
+
     @admin.display(description=gettext_lazy("text"), ordering="text")
     def line(self, chat_line: ChatLine) -> str:
         """A system line in the admin's language, a player's line as written."""
-        if not chat_line.system:
-            return chat_line.text
-        params = chat_line.params if isinstance(chat_line.params, list) else []
-        return chat_words.system_line_text(chat_line.code, params, chat_line.text)
+        return str(chat_line)
 
     list_filter = ("system",)
     search_fields = ("text", "user__username", "table__name")
@@ -451,6 +456,8 @@ ADMIN_DETAILS = {
 @admin.register(AdminLog)
 class AdminLogAdmin(ReadOnlyAdmin):
     list_display = ("created_at", "actor", "what", "table", "details")
+    fields = list_display
+    readonly_fields = list_display
 
     @admin.display(description=gettext_lazy("action"), ordering="action")
     def what(self, log: AdminLog) -> str:

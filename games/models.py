@@ -11,6 +11,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext, pgettext_lazy
 
+from games import chat_words
 from games.engine import RuleSet, preset
 
 SEATS = 4
@@ -33,12 +34,12 @@ class Table(models.Model):
     stake = models.PositiveIntegerField(default=100, verbose_name=_("stake"))
     min_balance = models.PositiveIntegerField(default=0, verbose_name=_("minimum table points"))
     play_seconds = models.PositiveIntegerField(
-        default=20, help_text="time per play", verbose_name=_("seconds per play")
+        default=20, help_text=_("time per play"), verbose_name=_("seconds per play")
     )
     bury_seconds = models.PositiveIntegerField(default=30, verbose_name=_("seconds to bury"))
     bid_window_seconds = models.PositiveIntegerField(default=8, verbose_name=_("seconds to bid"))
     deal_interval_ms = models.PositiveIntegerField(
-        default=100, help_text="pace of the deal", verbose_name=_("deal interval (ms)")
+        default=100, help_text=_("pace of the deal"), verbose_name=_("deal interval (ms)")
     )
     status = models.CharField(
         max_length=10, choices=Status.choices, default=Status.OPEN, verbose_name=_("status")
@@ -54,12 +55,12 @@ class Table(models.Model):
     house_rules = models.JSONField(
         default=dict,
         blank=True,
-        help_text="casual tables: rule options chosen on top of the preset (RULES.md §8)",
+        help_text=_("casual tables: rule options chosen on top of the preset (RULES.md §8)"),
         verbose_name=_("house rules"),
     )
     unlisted = models.BooleanField(
         default=False,
-        help_text="casual tables: not in the lobby, joined by the invite link",
+        help_text=_("casual tables: not in the lobby, joined by the invite link"),
         verbose_name=_("unlisted"),
     )
     invite_code = models.CharField(
@@ -94,7 +95,16 @@ class Seat(models.Model):
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="seats", verbose_name=_("table")
     )
-    index = models.PositiveSmallIntegerField(verbose_name=_("seat number"))
+    # Seats by compass, 0 East then South, West, North in play order (docs/RULES-DECISIONS.md).
+    index = models.PositiveSmallIntegerField(
+        choices=[
+            (0, pgettext_lazy("seat", "East")),
+            (1, pgettext_lazy("seat", "South")),
+            (2, pgettext_lazy("seat", "West")),
+            (3, pgettext_lazy("seat", "North")),
+        ],
+        verbose_name=_("seat"),
+    )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -106,22 +116,22 @@ class Seat(models.Model):
     ready = models.BooleanField(default=False, verbose_name=_("ready"))
     connected = models.BooleanField(default=False, verbose_name=_("connected"))
     bot = models.BooleanField(
-        default=False, help_text="the bot is playing this seat", verbose_name=_("bot plays")
+        default=False, help_text=_("the bot is playing this seat"), verbose_name=_("bot plays")
     )
     disconnected_at = models.DateTimeField(null=True, blank=True, verbose_name=_("disconnected at"))
     show_hand_to_spectators = models.BooleanField(
         default=False,
-        help_text="casual tables: spectators watching this seat see its hand",
+        help_text=_("casual tables: spectators watching this seat see its hand"),
         verbose_name=_("shows hand to spectators"),
     )
     auto_ready = models.BooleanField(
         default=True,
-        help_text="ready again by itself for the next hand of the match",
+        help_text=_("ready again by itself for the next hand of the match"),
         verbose_name=_("auto-ready"),
     )
     autopilot = models.BooleanField(
         default=False,
-        help_text="托管: the player asked the bot to play for them",
+        help_text=_("托管: the player asked the bot to play for them"),
         verbose_name=_("autopilot"),
     )
 
@@ -135,7 +145,7 @@ class Seat(models.Model):
         verbose_name_plural = _("seats")
 
     def __str__(self) -> str:
-        return f"{self.table_id}/{self.index}"
+        return f"{self.table} · {self.get_index_display()}"
 
 
 class Match(models.Model):
@@ -146,11 +156,11 @@ class Match(models.Model):
     )
     ruleset = models.JSONField(verbose_name=_("rules"))
     levels = models.JSONField(
-        help_text="level of each side: [seats 0&2, seats 1&3]", verbose_name=_("levels")
+        help_text=_("level of each side: [seats 0&2, seats 1&3]"), verbose_name=_("levels")
     )
     wrapped = models.JSONField(default=list, verbose_name=_("past A"))
     players = models.JSONField(
-        default=list, help_text="user id per seat (null for a bot)", verbose_name=_("players")
+        default=list, help_text=_("user id per seat (null for a bot)"), verbose_name=_("players")
     )
     next_dealer = models.PositiveSmallIntegerField(
         null=True, blank=True, verbose_name=_("next dealer")
@@ -185,15 +195,15 @@ class Hand(models.Model):
     dealer = models.PositiveSmallIntegerField(
         null=True,
         blank=True,
-        help_text="dealer at the start; empty when bidding chooses",
+        help_text=_("dealer at the start; empty when bidding chooses"),
         verbose_name=_("dealer"),
     )
     levels = models.JSONField(verbose_name=_("levels"))
     wrapped = models.JSONField(
-        default=list, help_text="each side past A already (wrap)", verbose_name=_("past A")
+        default=list, help_text=_("each side past A already (wrap)"), verbose_name=_("past A")
     )
     seq = models.PositiveIntegerField(
-        default=0, help_text="number of actions applied", verbose_name=_("actions applied")
+        default=0, help_text=_("number of actions applied"), verbose_name=_("actions applied")
     )
     deal_started_at = models.DateTimeField(null=True, blank=True, verbose_name=_("deal started at"))
     snapshot = models.JSONField(null=True, blank=True, verbose_name=_("snapshot"))
@@ -293,15 +303,21 @@ class Action(models.Model):
         verbose_name_plural = _("moves")
 
     def __str__(self) -> str:
-        return f"{self.hand_id}#{self.seq} {self.text}"
+        return _("move %(seq)s of hand %(hand)s") % {"seq": self.seq, "hand": self.hand_id}
 
 
 class SeatConnection(models.Model):
     """One open socket of a seated player; none left means the player is away."""
 
-    seat = models.ForeignKey(Seat, on_delete=models.CASCADE, related_name="connections")
-    channel_name = models.CharField(max_length=200, unique=True)
-    last_seen = models.DateTimeField()
+    seat = models.ForeignKey(
+        Seat, on_delete=models.CASCADE, related_name="connections", verbose_name=_("seat")
+    )
+    channel_name = models.CharField(max_length=200, unique=True, verbose_name=_("channel"))
+    last_seen = models.DateTimeField(verbose_name=_("last seen"))
+
+    class Meta:
+        verbose_name = _("seat connection")
+        verbose_name_plural = _("seat connections")
 
     def __str__(self) -> str:
         return self.channel_name
@@ -325,11 +341,14 @@ class ChatLine(models.Model):
     code = models.CharField(
         max_length=32,
         blank=True,
-        help_text="system lines: the kind, shown in the reader's words",
+        help_text=_("system lines: the kind, shown in the reader's words"),
         verbose_name=_("code"),
     )
     params = models.JSONField(
-        default=list, blank=True, help_text="system lines: the parts", verbose_name=_("parameters")
+        default=list,
+        blank=True,
+        help_text=_("system lines: the parts"),
+        verbose_name=_("parameters"),
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 
@@ -339,7 +358,11 @@ class ChatLine(models.Model):
         verbose_name_plural = _("chat lines")
 
     def __str__(self) -> str:
-        return self.text
+        """A system line in the reader's language, a player's line as written."""
+        if not self.system:
+            return self.text
+        params = self.params if isinstance(self.params, list) else []
+        return chat_words.system_line_text(self.code, params, self.text)
 
 
 class AdminLog(models.Model):
@@ -364,7 +387,7 @@ class AdminLog(models.Model):
         verbose_name_plural = _("admin log")
 
     def __str__(self) -> str:
-        return f"{self.action} by {self.actor_id}"
+        return _("admin log entry %(entry)s") % {"entry": self.pk}
 
 
 class QueueEntry(models.Model):
@@ -381,13 +404,13 @@ class QueueEntry(models.Model):
         verbose_name=_("player"),
     )
     rating = models.FloatField(
-        help_text="the player's rating ordinal when joining", verbose_name=_("rating")
+        help_text=_("the player's rating ordinal when joining"), verbose_name=_("rating")
     )
     joined_at = models.DateTimeField(
-        help_text="the wait is counted from here", verbose_name=_("joined at")
+        help_text=_("the wait is counted from here"), verbose_name=_("joined at")
     )
     last_seen = models.DateTimeField(
-        help_text="the player's page last asked for the queue", verbose_name=_("last seen")
+        help_text=_("the player's page last asked for the queue"), verbose_name=_("last seen")
     )
 
     class Meta:
@@ -412,11 +435,13 @@ class QuickMatch(models.Model):
         related_name="quick_matches",
         verbose_name=_("table"),
     )
-    players = models.JSONField(help_text="user id per seat", verbose_name=_("players"))
-    ratings = models.JSONField(help_text="rating ordinal per seat", verbose_name=_("ratings"))
-    waits = models.JSONField(help_text="seconds each seat's player waited", verbose_name=_("waits"))
+    players = models.JSONField(help_text=_("user id per seat"), verbose_name=_("players"))
+    ratings = models.JSONField(help_text=_("rating ordinal per seat"), verbose_name=_("ratings"))
+    waits = models.JSONField(
+        help_text=_("seconds each seat's player waited"), verbose_name=_("waits")
+    )
     gap = models.FloatField(
-        help_text="the rating gap accepted when they were matched", verbose_name=_("rating gap")
+        help_text=_("the rating gap accepted when they were matched"), verbose_name=_("rating gap")
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
 

@@ -269,6 +269,7 @@ def _table_labels() -> dict[str, Any]:
         "defenders_short": _("defending"),
         "attackers_short": _("attacking"),
         "cards_n": _("{n} cards"),
+        "cards_one": _("1 card"),
         "level_n": _("level {level}"),
         "sit": _("Sit here"),
         "add_bot": _("Add a bot"),
@@ -314,6 +315,7 @@ def _table_labels() -> dict[str, Any]:
         "bury_pick": _("Choose 8 cards to bury ({n} chosen)."),
         "your_turn_lead": _("Your turn: lead."),
         "your_turn_follow": _("Your turn: follow with {n} cards."),
+        "your_turn_follow_one": _("Your turn: follow with 1 card."),
         "throw_forced": _("{name}'s throw fails: {cards} is played instead."),
         "throw_rejected_by": _("{name}'s throw fails and is taken back."),
         "trump": _("Trump"),
@@ -511,6 +513,7 @@ def _replay_labels() -> dict[str, Any]:
         # Translators: a trick won by trumps over a led plain suit (毙).
         "ruffs": _("ruffs"),
         "cards_n": _("{n} cards"),
+        "cards_one": _("1 card"),
         "result_winner": _("The {side} win: level +{n}."),
         "result_take_deal": _("The attackers take the deal: no level is gained."),
         "result_escape": _("{name} escaped: the hand stops."),

@@ -41,7 +41,7 @@ class LadderProfile(models.Model):
     last_played_at = models.DateTimeField(null=True, blank=True, verbose_name=_("last played at"))
     listed = models.BooleanField(
         default=True,
-        help_text="shown on the leaderboards (off while the user is banned)",
+        help_text=_("shown on the leaderboards (off while the user is banned)"),
         verbose_name=_("listed"),
     )
     created_at = models.DateTimeField(default=timezone.now, verbose_name=_("created at"))
@@ -124,7 +124,7 @@ class LedgerEntry(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="ledger_entries",
-        help_text="empty: the house",
+        help_text=_("empty: the house"),
         verbose_name=_("player"),
     )
     hand = models.ForeignKey(
@@ -214,11 +214,11 @@ class HandSettlement(models.Model):
     )
     outcome = models.JSONField(verbose_name=_("outcome"))
     ranked = models.BooleanField(
-        help_text="title points and ratings moved (a ranked table)", verbose_name=_("ranked")
+        help_text=_("title points and ratings moved (a ranked table)"), verbose_name=_("ranked")
     )
     practice = models.BooleanField(
         default=False,
-        help_text="a bot sat at the hand's start: nothing moved for anyone (docs/LADDER.md)",
+        help_text=_("a bot sat at the hand's start: nothing moved for anyone (docs/LADDER.md)"),
         verbose_name=_("practice"),
     )
     settled_at = models.DateTimeField(default=timezone.now, verbose_name=_("settled at"))

@@ -1,9 +1,15 @@
 from django.contrib import admin
 from django.urls import include, path
+from django.utils.translation import gettext_lazy as _
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from games import rules_page
 from shengji_site import views
+
+# The admin named as the site, in the admin's language (not "Django administration").
+admin.site.site_header = _("Shengji · Tractor: administration")
+admin.site.site_title = _("Shengji · Tractor: administration")
+admin.site.index_title = _("Tables, players and the ladder")
 
 urlpatterns = [
     path("", views.home, name="home"),

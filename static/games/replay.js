@@ -29,6 +29,12 @@ function fmt(template, values) {
   return String(template || "").replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
 }
 
+/** `L[key]` with `{n}` filled in, or its one-form `L[key + "_one"]` when n is 1 ("1 card"). */
+function countText(key, n) {
+  const one = L[`${key}_one`];
+  return fmt(n === 1 && one ? one : L[key], { n });
+}
+
 function seatName(seat) {
   const player = data.players[seat];
   if (player && player.name) return player.name;
@@ -97,7 +103,7 @@ function renderSeats(step, v) {
     if (v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
     if (!data.players[seat] || data.players[seat].bot) badges.append(el("span", "badge bot", L.bot));
     head.append(badges);
-    head.append(el("span", "seat-line", fmt(L.cards_n, { n: parseCards(v.hands[seat]).length })));
+    head.append(el("span", "seat-line", countText("cards_n", parseCards(v.hands[seat]).length)));
     box.append(head);
     for (const row of fitRows(parseCards(v.hands[seat]), box)) box.append(row);
   }

@@ -49,6 +49,12 @@ function fmt(template, values) {
   return String(template || "").replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
 }
 
+/** `L[key]` with `{n}` filled in, or its one-form `L[key + "_one"]` when n is 1 ("1 card"). */
+function countText(key, n) {
+  const one = L[`${key}_one`];
+  return fmt(n === 1 && one ? one : L[key], { n });
+}
+
 function byId(id) {
   return document.getElementById(id);
 }
@@ -728,7 +734,7 @@ function renderSeats() {
     out.append(head);
     const line = el("div", "seat-line");
     if (v && handLive()) {
-      line.append(el("span", "count", fmt(L.cards_n, { n: v.card_counts[seat] })));
+      line.append(el("span", "count", countText("cards_n", v.card_counts[seat])));
       const team = seat % 2;
       if (v.defenders) line.append(el("span", "side", v.defenders.includes(seat) ? L.defenders_short : L.attackers_short));
       else line.append(el("span", "side muted", levelText(v.levels[team])));
@@ -1160,7 +1166,7 @@ function statusText() {
   if (v.phase === "playing") {
     if (v.to_act !== mine) return fmt(L.to_act_is, { name: seatName(v.to_act) });
     const lead = v.trick && v.trick.plays.length ? parseCards(v.trick.plays[0].cards) : null;
-    return lead ? fmt(L.your_turn_follow, { n: lead.length }) : L.your_turn_lead;
+    return lead ? countText("your_turn_follow", lead.length) : L.your_turn_lead;
   }
   return "";
 }

@@ -5,6 +5,7 @@ the same on a phone's screen; switch the language."""
 from __future__ import annotations
 
 import random
+import re
 import time
 from typing import Any
 from urllib.parse import parse_qs, urlparse
@@ -162,6 +163,7 @@ def play_the_hand(page: Any, tag: str) -> dict[str, Any]:
             continue
         cards = choose(view)
         seq = hand["seq"]
+        assert not re.search(r"\b1 (cards|points)\b", page.inner_text("body"))  # "1 card"
         if "names" not in shots:
             named = page.locator("#hand button.card").first
             card = named.get_attribute("data-card")

@@ -5,12 +5,13 @@ project's own catalogue (the msgids of locale/en) in the visible text is a lefto
 Visible text: the text of the page outside <script>, <style> and <template>, and the attributes
 a reader sees or hears (title, placeholder, aria-label, alt, and the value of an input button).
 Not words: user names, card codes (AS, TD, BJ), numbers, identifiers mixing letters and digits
-or underscores (codes such as ``seed000``), single letters (card ranks, "过 A"), and the few
-names in ``ALLOWED``, each with its reason.
+or underscores (codes such as ``seed000``), single letters (card ranks, "过 A"), a record's
+stored JSON in the admin, and the few names in ``ALLOWED``, each with its reason.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -117,10 +118,23 @@ def english_vocabulary() -> frozenset[str]:
     return frozenset(words)
 
 
+def is_stored_data(run: str) -> bool:
+    """A JSON record as stored (the admin's read-only view of a JSON field): data, not words."""
+    if not run.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(run)
+    except ValueError:
+        return False
+    return True
+
+
 def leftovers(html: str, vocabulary: frozenset[str], names: frozenset[str]) -> list[str]:
     """The visible runs holding an English word of the catalogue (each run once)."""
     found = []
     for run in visible_runs(html):
+        if is_stored_data(run):
+            continue
         for token in TOKEN.findall(run):
             word = re.sub(r"['’].*", "", token)
             if not word.isalpha() or len(word) < 2 or word in ALLOWED or word.lower() in names:
@@ -245,11 +259,16 @@ def site_urls(world: World) -> list[str]:
 
 
 def admin_urls(world: World) -> list[str]:
+    """The index, and of every registered model its app, its list and its first record's page."""
     urls = [reverse("admin:index")]
     for model in admin.site._registry:
         meta = model._meta
         urls.append(reverse("admin:app_list", kwargs={"app_label": meta.app_label}))
         urls.append(reverse(f"admin:{meta.app_label}_{meta.model_name}_changelist"))
+        first = model._default_manager.order_by("pk").first()
+        if first is not None:
+            change = f"admin:{meta.app_label}_{meta.model_name}_change"
+            urls.append(reverse(change, args=[first.pk]))
     urls.append(reverse("admin:games_table_seat_remove", args=[world.table.pk, 1]))
     urls.append(reverse("admin:ladder_ladderprofile_adjust", args=[world.player.pk]))
     return sorted(set(urls))
@@ -355,9 +374,12 @@ def test_the_walker_catches_an_untranslated_msgid(vocabulary: frozenset[str]) ->
         '<main data-label="Last trick" class="ready"><script>const s = "Last trick";</script>'
         "<style>.ready { color: red }</style><template><p>Ready</p></template>"
         '<p lang="en">zhangsan 出 AS AS KS · 10 · seed000 · 过 A · API 令牌</p>'
-        "<p>选项 <code>none</code></p></main>"
+        "<p>选项 <code>none</code></p>"
+        '<div class="readonly">{"name": "ranked", "options": {"bidding": "strength"}}</div></main>'
     )
     assert leftovers(clean, vocabulary, names) == []
+    not_json = '<div class="readonly">{the bot is playing this seat}</div>'
+    assert leftovers(not_json, vocabulary, names) == ["{the bot is playing this seat}"]
 
 
 @pytest.mark.django_db
