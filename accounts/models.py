@@ -46,9 +46,7 @@ class User(AbstractUser):
     language = models.CharField(
         max_length=10,
         blank=True,
-        help_text=_(
-            "Preferred interface language (zh-hans, zh-hant, en); empty follows the browser."
-        ),
+        help_text=_("Preferred interface language; empty follows the browser."),
         verbose_name=_("language"),
     )
     banned_at = models.DateTimeField(null=True, blank=True, verbose_name=_("banned at"))

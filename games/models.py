@@ -55,7 +55,7 @@ class Table(models.Model):
     house_rules = models.JSONField(
         default=dict,
         blank=True,
-        help_text=_("casual tables: rule options chosen on top of the preset (RULES.md §8)"),
+        help_text=_("casual tables: rule options chosen on top of the preset"),
         verbose_name=_("house rules"),
     )
     unlisted = models.BooleanField(

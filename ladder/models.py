@@ -218,7 +218,7 @@ class HandSettlement(models.Model):
     )
     practice = models.BooleanField(
         default=False,
-        help_text=_("a bot sat at the hand's start: nothing moved for anyone (docs/LADDER.md)"),
+        help_text=_("a bot sat at the hand's start: nothing moved for anyone"),
         verbose_name=_("practice"),
     )
     settled_at = models.DateTimeField(default=timezone.now, verbose_name=_("settled at"))

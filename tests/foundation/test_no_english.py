@@ -54,6 +54,8 @@ ALLOWED = {
     "JavaScript": "a technology's name (牌桌需要 JavaScript)",
     # Keys, named as printed on the keyboard (按键：Esc 清空，Home/End 首尾).
     **dict.fromkeys(("Esc", "Enter", "Home", "End", "Page", "Up", "Down"), "a key's name"),
+    # Django's own help for a multiple choice: 按住 Control 键或 Mac 上的 Command 键.
+    **dict.fromkeys(("Control", "Command", "Mac"), "a key's or a computer's name"),
 }
 
 # URL patterns that are not pages: JSON, POST-only actions, the admin (walked apart), the API.
