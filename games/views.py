@@ -269,7 +269,7 @@ def _table_labels() -> dict[str, Any]:
         "defenders_short": _("defending"),
         "attackers_short": _("attacking"),
         "cards_n": _("{n} cards"),
-        "cards_one": _("1 card"),
+        "cards_n_one": _("1 card"),
         "level_n": _("level {level}"),
         "sit": _("Sit here"),
         "add_bot": _("Add a bot"),
@@ -484,6 +484,8 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
 def _replay_labels() -> dict[str, Any]:
     return {
         **_card_words(),
+        "compass": chat_words.seat_compass(),
+        "plays_level": _first_contact_words()["plays_level"],
         "bid_kinds": _bid_kinds(),
         "start": _("Start: the deck is shuffled."),
         "deal_n": _("{n} cards dealt ({drawn}/100)."),
@@ -513,7 +515,7 @@ def _replay_labels() -> dict[str, Any]:
         # Translators: a trick won by trumps over a led plain suit (毙).
         "ruffs": _("ruffs"),
         "cards_n": _("{n} cards"),
-        "cards_one": _("1 card"),
+        "cards_n_one": _("1 card"),
         "result_winner": _("The {side} win: level +{n}."),
         "result_take_deal": _("The attackers take the deal: no level is gained."),
         "result_escape": _("{name} escaped: the hand stops."),
@@ -545,13 +547,19 @@ def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
         {
             "hand": data["hand"],
             "finished_at": hand.finished_at,
-            "players": data["players"],
+            "players": _with_compass(data["players"]),
             "replay": data,
             "labels": _replay_labels(),
             "rules_card": rules_words.rules_card(data["rules"]),
             "record_url": reverse("games:replay_record", kwargs={"hand_id": hand.pk}),
         },
     )
+
+
+def _with_compass(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each player with their seat's compass name (东, 南 …), as the table names seats."""
+    compass = chat_words.seat_compass()
+    return [{**player, "compass": compass[player["seat"]]} for player in players]
 
 
 @require_GET

@@ -29,6 +29,11 @@ function fmt(template, values) {
   return String(template || "").replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
 }
 
+/** A level as players say it: "打5" / "level 5" (T is written 10). */
+function levelText(rank) {
+  return fmt(L.plays_level, { rank: rank === "T" ? "10" : rank });
+}
+
 /** `L[key]` with `{n}` filled in, or its one-form `L[key + "_one"]` when n is 1 ("1 card"). */
 function countText(key, n) {
   const one = L[`${key}_one`];
@@ -98,6 +103,7 @@ function renderSeats(step, v) {
     box.replaceChildren();
     box.classList.toggle("acting", step.seat === seat && step.kind !== "draw");
     const head = el("div", "seat-head");
+    head.append(el("span", "wind", (L.compass || [])[seat] || String(seat + 1)));
     head.append(el("span", "seat-name", seatName(seat)));
     const badges = el("span", "badges");
     if (v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
@@ -182,11 +188,11 @@ function renderInfo(v) {
   box.replaceChildren();
   const list = el("dl", "info-list");
   const trump = el("span");
-  if (!v.trump) trump.append(`${L.level} ${v.level} · ${L.trump_unknown}`);
+  if (!v.trump) trump.append(`${levelText(v.level)} · ${L.trump_unknown}`);
   else {
     if (v.trump.suit) trump.append(suitIcon(v.trump.suit), ` ${(L.suit_names || {})[v.trump.suit]}`);
     else trump.append(L.no_trump);
-    trump.append(` · ${L.level} ${v.trump.level}`);
+    trump.append(` · ${levelText(v.trump.level)}`);
   }
   list.append(infoRow(L.trump, trump));
   list.append(infoRow(L.dealer, v.dealer === null || v.dealer === undefined ? "—" : seatName(v.dealer)));

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -98,6 +99,8 @@ def site_server(django_db_setup: None, redis_url: str) -> Iterator[str]:
         # DEBUG only so that static files are served from the source folders (no collectstatic);
         # HTTPS off: the browser talks plain HTTP to 127.0.0.1.
         "DEBUG": "1",
+        # A folder of its own: files a `serve` collected into var/static would shadow the sources.
+        "SHENGJI_VAR_DIR": tempfile.mkdtemp(prefix="shengji-browser-var-"),
         "HTTPS": "0",
         "SHENGJI_BOT_DELAY_MS": str(BOT_DELAY_MS),
         "LOG_LEVEL": "WARNING",

@@ -163,7 +163,9 @@ def play_the_hand(page: Any, tag: str) -> dict[str, Any]:
             continue
         cards = choose(view)
         seq = hand["seq"]
-        assert not re.search(r"\b1 (cards|points)\b", page.inner_text("body"))  # "1 card"
+        body = page.inner_text("body")
+        found = re.search(r"\b1 (cards|points)\b", body)
+        assert not found, repr(body[max(0, found.start() - 80) : found.end() + 40])  # "1 card"
         if "names" not in shots:
             named = page.locator("#hand button.card").first
             card = named.get_attribute("data-card")
@@ -189,6 +191,14 @@ def step_through_the_replay(page: Any, site: str, hand_id: int, tag: str) -> Non
     page.wait_for_function("() => window.shengjiReplay && window.shengjiReplay.count > 30")
     assert page.evaluate("window.shengjiReplay.index") == 0
     screenshot(page, f"{tag}-7-replay-start")
+    # Seats by compass and the level as players say it (打2 / level 2), as on the table.
+    words = page.evaluate("JSON.parse(document.getElementById('replay-labels').textContent)")
+    assert page.inner_text("#seat-bottom .wind") == words["compass"][0]
+    listed = page.locator(".wind-list").all_inner_texts()
+    assert listed == words["compass"]
+    level = page.evaluate("window.shengjiReplay.step.view.level")
+    shown = words["plays_level"].replace("{rank}", "10" if level == "T" else level)
+    assert shown in page.inner_text("#replay-info")
     text = page.inner_text("#replay-step")
     for _ in range(5):
         page.click("#replay-next")
