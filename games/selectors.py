@@ -241,6 +241,7 @@ def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
                 "seat": seat.index,
                 "user": None if seat.user is None else str(seat.user),
                 "bot": seat.bot,
+                "autopilot": seat.autopilot,
                 "ready": seat.ready,
             }
         )

@@ -137,6 +137,7 @@ def _labels() -> dict[str, Any]:
         "seconds": _("s per play"),
         "empty": _("empty"),
         "bot": _("bot"),
+        "autopilot": pgettext("seat badge", "autopilot"),
         "ready": _("ready"),
         "sit": _("Sit"),
         "leave": _("Leave seat"),

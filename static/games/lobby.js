@@ -126,7 +126,8 @@ function startLobby() {
     item.classList.toggle("free", free);
     item.append(el("span", "seat-no", L.compass[seat.seat]));
     let who = L.empty;
-    if (seat.user !== null) who = seat.bot ? `${seat.user} (${L.bot})` : seat.user;
+    if (seat.user !== null && seat.autopilot) who = `${seat.user} (${L.autopilot})`;
+    else if (seat.user !== null) who = seat.bot ? `${seat.user} (${L.bot})` : seat.user;
     else if (seat.bot) who = L.bot;
     item.append(el("span", "seat-who", who));
     if (seat.ready) item.append(el("span", "seat-ready", `✓ ${L.ready}`));

@@ -13,7 +13,7 @@ from django.test import Client
 from django.urls import reverse
 
 from accounts.models import User
-from games import services
+from games import selectors, services
 from games.models import Hand, Seat, Table
 from ladder.services import ladder_profile_open
 from shengji_site.asgi import application
@@ -288,5 +288,18 @@ async def test_the_lobby_socket_sends_the_list_again_after_a_change(redis_url: s
     await database_sync_to_async(sitter.post)(f"/tables/{table['id']}/sit/", {"seat": 1})
     frame = await _frame_where(socket, lambda f: f["tables"][0]["seats"][1]["user"] == "player1")
     assert frame["tables"][0]["seats"][1] == {"seat": 1, "user": "player1", "bot": False,
-                                              "ready": False}  # fmt: skip
+                                              "autopilot": False, "ready": False}  # fmt: skip
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_a_player_on_autopilot_is_listed_as_such_not_as_a_bot(client: Client) -> None:
+    """托管 keeps the seat the player's: the lobby says "(autopilot)", not "(bot)"."""
+    users = make_users(4)
+    table = make_table(users[0], stake=100)
+    seat_all(table, users)
+    services.seat_autopilot(table_id=table.pk, user=users[2], on=True)
+    html = page(client)
+    assert f"{users[2]} (autopilot)" in html and "(bot)" not in html
+    (row,) = [t for t in selectors.lobby_list() if t["id"] == table.pk]
+    assert [s["autopilot"] for s in row["seats"]] == [False, False, True, False]
