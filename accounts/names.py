@@ -24,6 +24,8 @@ from collections.abc import Iterable
 
 from confusable_homoglyphs import categories, confusables  # type: ignore[import-untyped]
 from django.core.exceptions import ValidationError
+from django.utils.functional import lazy
+from django.utils.translation import gettext as _now
 from django.utils.translation import gettext_lazy as _
 
 # General categories no name may hold: invisible, reordering or meaningless characters.
@@ -131,12 +133,41 @@ def _check_characters(name: str) -> None:
         )
 
 
+# The scripts a refusal names, in the reader's words (others by their Unicode name).
+SCRIPT_NAMES = {
+    "LATIN": _("Latin"),
+    "CYRILLIC": _("Cyrillic"),
+    "GREEK": _("Greek"),
+    "HAN": _("Han"),
+    "HIRAGANA": _("Hiragana"),
+    "KATAKANA": _("Katakana"),
+    "BOPOMOFO": _("Bopomofo"),
+    "HANGUL": _("Hangul"),
+    "ARABIC": _("Arabic"),
+    "HEBREW": _("Hebrew"),
+    "ARMENIAN": _("Armenian"),
+    "GEORGIAN": _("Georgian"),
+    "THAI": _("Thai"),
+    "DEVANAGARI": _("Devanagari"),
+}
+
+
+def _script_list(used: frozenset[str]) -> str:
+    # Translators: between the names of scripts in a list ("Latin, Cyrillic").
+    separator = _now(", ")
+    return separator.join(str(SCRIPT_NAMES.get(s, s.title())) for s in sorted(used))
+
+
+# The list is put in words when the refusal is read, in the reader's language.
+script_list = lazy(_script_list, str)
+
+
 def _check_scripts(name: str) -> None:
     if mixes_scripts(name):
         raise ValidationError(
             _("A name may not mix alphabets (%(scripts)s): use one."),
             code="name_mixed_scripts",
-            params={"scripts": ", ".join(sorted(scripts(name))).title()},
+            params={"scripts": script_list(frozenset(scripts(name)))},
         )
 
 

@@ -8,13 +8,14 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts import names
 from accounts.models import BanRecord, User, name_taken
-from ladder.errors import ApplicationError
+from ladder.errors import ApplicationError, validation_message
 from ladder.services import ladder_profile_open, ladder_profile_set_listed
 
-LANGUAGE_CODES = tuple(code for code, _ in settings.LANGUAGES)
+LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 
 
 def _name_checked(name: str, *, field: str, exclude_pk: int | None = None) -> None:
@@ -24,13 +25,14 @@ def _name_checked(name: str, *, field: str, exclude_pk: int | None = None) -> No
         names.validate_name_text(name)
     except ValidationError as error:
         raise ApplicationError(
-            f"{field}_invalid", " ".join(error.messages), field=field, reason=error.code
+            f"{field}_invalid", validation_message(error), field=field, reason=error.code
         ) from error
     if name_taken(name, exclude_pk=exclude_pk):
         raise ApplicationError(
             f"{field}_taken",
-            f"the name {name!r} is taken or looks too much like another player's",
+            _("the name '%(name)s' is taken or looks too much like another player's"),
             field=field,
+            name=name,
         )
 
 
@@ -40,16 +42,16 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
     username = User.normalize_username(username.strip())
     email = User.objects.normalize_email(email.strip())
     if not username:
-        raise ApplicationError("username_required", "choose a user name", field="username")
+        raise ApplicationError("username_required", field="username")
     try:
         User.username_validator(username)
     except ValidationError as error:
         raise ApplicationError(
-            "username_invalid", " ".join(error.messages), field="username"
+            "username_invalid", validation_message(error), field="username"
         ) from error
     if User.objects.filter(username__iexact=username).exists():
         raise ApplicationError(
-            "username_taken", f"the name {username!r} is taken", field="username"
+            "username_taken", _("the name '%(name)s' is taken"), field="username", name=username
         )
     _name_checked(username, field="username")
     if email:
@@ -57,14 +59,14 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
             validate_email(email)
         except ValidationError as error:
             raise ApplicationError(
-                "email_invalid", " ".join(error.messages), field="email"
+                "email_invalid", validation_message(error), field="email"
             ) from error
     user = User(username=username, email=email)
     try:
         validate_password(password, user)
     except ValidationError as error:
         raise ApplicationError(
-            "password_invalid", " ".join(error.messages), field="password"
+            "password_invalid", validation_message(error), field="password"
         ) from error
     user.set_password(password)
     user.save()
@@ -77,13 +79,11 @@ def user_update_settings(*, user: User, display_name: str, language: str) -> Use
     """The player's display name and interface language (empty: follow the browser)."""
     display_name = names.normalize(display_name)
     if len(display_name) > 40:
-        raise ApplicationError(
-            "display_name_too_long",
-            "a display name has at most 40 characters",
-            field="display_name",
-        )
+        raise ApplicationError("display_name_too_long", field="display_name")
     if language and language not in LANGUAGE_CODES:
-        raise ApplicationError("language_invalid", f"no language {language!r}", field="language")
+        raise ApplicationError(
+            "language_invalid", _("no language '%(language)s'"), field="language", language=language
+        )
     if display_name and display_name != user.display_name:  # a name kept is not checked again
         _name_checked(display_name, field="display_name", exclude_pk=user.pk)
     user.display_name = display_name
@@ -98,12 +98,14 @@ def user_ban(*, user: User, reason: str, by: User | None) -> User:
     leaderboards; the reason is kept in the user's ban history."""
     reason = reason.strip()
     if not reason:
-        raise ApplicationError("reason_required", "a ban needs a reason", field="reason")
+        raise ApplicationError("reason_required", _("a ban needs a reason"), field="reason")
     user = User.objects.select_for_update().get(pk=user.pk)
     if user.is_banned:
-        raise ApplicationError("already_banned", f"{user.username} is already banned")
+        raise ApplicationError(
+            "already_banned", _("%(username)s is already banned"), username=user.username
+        )
     if by is not None and by.pk == user.pk:
-        raise ApplicationError("ban_self", "you cannot ban yourself")
+        raise ApplicationError("ban_self")
     user.banned_at = timezone.now()
     user.ban_reason = reason
     user.is_active = False
@@ -118,10 +120,12 @@ def user_unban(*, user: User, reason: str, by: User | None) -> User:
     """Lift a ban: the user can log in again and is listed again."""
     reason = reason.strip()
     if not reason:
-        raise ApplicationError("reason_required", "an unban needs a reason", field="reason")
+        raise ApplicationError("reason_required", _("an unban needs a reason"), field="reason")
     user = User.objects.select_for_update().get(pk=user.pk)
     if not user.is_banned:
-        raise ApplicationError("not_banned", f"{user.username} is not banned")
+        raise ApplicationError(
+            "not_banned", _("%(username)s is not banned"), username=user.username
+        )
     user.banned_at = None
     user.ban_reason = ""
     user.is_active = True

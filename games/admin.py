@@ -94,7 +94,7 @@ def _with_reason(
 
 
 def _refusal(obj: object, error: ApplicationError) -> str:
-    # The service's message is English prose for logs; the code is stable and shown as is.
+    # The service's message in the page's language; the code is stable and shown as is.
     return _("%(object)s: %(message)s (%(code)s)") % {
         "object": obj,
         "code": error.code,
@@ -112,7 +112,7 @@ def _close(table: Table, actor: Any, reason: str) -> str:
 
 def _remove(seat: Seat, actor: Any, reason: str) -> str:
     if seat.user_id is None:
-        raise ApplicationError("not_seated", "nobody sits there")
+        raise ApplicationError("not_seated", gettext_lazy("nobody sits there"))
     who = str(seat.user)
     services.seat_remove(table_id=seat.table_id, index=seat.index, actor=actor, reason=reason)
     return _("removed %(player)s from seat %(seat)s") % {"player": who, "seat": seat.index}

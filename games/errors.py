@@ -1,14 +1,26 @@
-"""Errors at the service edge: a stable code the client branches on, and a readable message.
+"""Errors at the service edge: a stable code the client branches on, a readable message, and
+the fields that give it context (STYLE.md, Zulip). The one ApplicationError of the site
+(``ladder.errors`` names the same class).
 
-Messages are translated by code (gettext_lazy) into the language active when the error is
-raised: a page's request language. The table socket runs with no language activated (Channels
-does not), so the table page also carries every message below, translated, and shows the one
-for an error's code (falling back to the message the server sent).
+A message is a gettext_lazy text: the code's (below) when the error is raised without one, or
+one given where it is raised, whose named parameters (``%(table)s``) are the error's fields. It
+is put in words when read, in the language active then (a page's request language): an error
+raised in one language and shown in another is still right. A plain ``str`` message is shown
+as given (the socket's details, the API's English).
+
+The table socket runs with no language activated (Channels does not), so the table page also
+carries the messages of the table's codes, translated, and shows the one for an error's code
+(falling back to the message the server sent).
 """
 
 from __future__ import annotations
 
-from django.utils.functional import Promise
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.utils.functional import Promise, lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
@@ -49,6 +61,41 @@ _MESSAGES: dict[str, Promise] = {
     ),
 }
 
+# Accounts and the ladder (their pages, the admin, the API): each code's message in general; a
+# refusal names its particulars with a message of its own (accounts/services.py, ladder/).
+_SITE_MESSAGES: dict[str, Promise] = {
+    "username_required": _("choose a user name"),
+    "username_invalid": _("this user name is not allowed"),
+    "username_taken": _("this name is taken"),
+    "display_name_invalid": _("this display name is not allowed"),
+    "display_name_taken": _("this name is taken or looks too much like another player's"),
+    "display_name_too_long": _("a display name has at most 40 characters"),
+    "email_invalid": _("enter a valid e-mail address"),
+    "password_invalid": _("choose another password"),
+    "language_invalid": _("no such language"),
+    "reason_required": _("give a reason"),
+    "already_banned": _("this player is already banned"),
+    "not_banned": _("this player is not banned"),
+    "ban_self": _("you cannot ban yourself"),
+    "amount_zero": _("an adjustment of 0 changes nothing"),
+    "account_invalid": _("no such account: table points or title points"),
+    "balance_negative": _("points cannot go below 0"),
+    "account_inactive": _("this account cannot claim relief"),
+    "relief_not_needed": _("relief is for low balances of table points"),
+    "relief_limit": _("no more relief today: come back tomorrow"),
+    "hand_not_found": _("no such hand"),
+    "hand_not_finished": _("the hand is still being played"),
+    "seats_incomplete": _("the hand's seats are not all filled"),
+    "duplicate_player": _("a player holds two seats of the hand"),
+    "board_unknown": _("no such leaderboard"),
+    "player_not_found": _("no such player"),
+    "parameter_invalid": _("a parameter is not a number"),
+    "credentials_missing": _("give a username and a password"),
+    "credentials_invalid": _("wrong user name or password"),
+    "ruleset_invalid": _("the hand's rules are incomplete"),
+    "outcome_invalid": _("the hand's outcome does not read right"),
+}
+
 # The engine's reason codes (docs/NOTATION.md), in the words players use.
 _ENGINE_MESSAGES: dict[str, Promise] = {
     "not_your_turn": _("it is not your turn"),
@@ -85,23 +132,56 @@ def _is_cards(detail: str) -> bool:
 
 def message_for(code: str) -> str:
     """The message of ``code`` in the active language (the code itself when unknown)."""
-    message = _MESSAGES.get(code) or _ENGINE_MESSAGES.get(code)
+    message = _MESSAGES.get(code) or _ENGINE_MESSAGES.get(code) or _SITE_MESSAGES.get(code)
     return code if message is None else str(message)
 
 
 def error_messages() -> dict[str, str]:
-    """Every code's message in the active language: the table page's labels carry them."""
+    """The table's codes' messages in the active language: the table page's labels carry them."""
     return {code: str(text) for code, text in {**_MESSAGES, **_ENGINE_MESSAGES}.items()}
 
 
-class ApplicationError(Exception):
-    """A refused request. ``code`` is stable; ``message`` is for people."""
+_PARAMETER = re.compile(r"%\((\w+)\)s")
 
-    def __init__(self, code: str, message: str | None = None) -> None:
-        text = str(message) if message else message_for(code)
-        super().__init__(text)
+
+def filled(text: str, fields: Mapping[str, Any]) -> str:
+    """``text`` with each named parameter (``%(name)s``) given in ``fields`` put in (a lazy
+    value in the active language); any other ``%`` is left as written."""
+    return _PARAMETER.sub(lambda m: str(fields[m[1]]) if m[1] in fields else m[0], text)
+
+
+def _validation_text(error: ValidationError) -> str:
+    return " ".join(error.messages)
+
+
+# A validator's refusal (Django's, accounts/names.py's), put in words when read.
+validation_message = lazy(_validation_text, str)
+
+
+class ApplicationError(Exception):
+    """A refused request: ``code`` is stable (clients and tests branch on it), ``message`` is
+    for people (in the language active when it is read), ``fields`` give the context and the
+    message's named parameters."""
+
+    def __init__(self, code: str, message: str | Promise | None = None, **fields: Any) -> None:
+        super().__init__(code)
         self.code = code
-        self.message = text
+        self.fields = fields
+        self._message = message
+
+    @property
+    def message(self) -> str:
+        if self._message is None:
+            return message_for(self.code)
+        if isinstance(self._message, Promise):
+            return filled(str(self._message), self.fields)
+        return self._message
+
+    def __str__(self) -> str:
+        return self.message
+
+    def __repr__(self) -> str:
+        return f"ApplicationError({self.code!r}, {self.message!r})"
 
     @classmethod
     def from_engine(cls, error: ShengjiError) -> ApplicationError:
@@ -119,3 +199,6 @@ class ApplicationError(Exception):
 
     def as_message(self) -> dict[str, str]:
         return {"type": "error", "code": self.code, "message": self.message}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.fields}

@@ -49,6 +49,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models.functions import Now
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.errors import ApplicationError
@@ -160,11 +161,13 @@ def _check_may_queue(user: User) -> float:
         raise ApplicationError("login_required")
     seats = Seat.objects.filter(user=user).select_related("table")
     if seats.filter(table__status=Table.Status.PLAYING).exists():
-        raise ApplicationError("in_game", "you are seated at a table where a hand is in progress")
+        raise ApplicationError("in_game")
     seat = seats.first()
     if seat is not None:
         raise ApplicationError(
-            "seated_elsewhere", f"leave your seat at table {seat.table.name!r} first"
+            "seated_elsewhere",
+            _("leave your seat at table '%(table)s' first"),
+            table=seat.table.name,
         )
     if seated_elsewhere(user=user):  # a hand of theirs elsewhere is not wrapped up yet
         raise ApplicationError("in_game")
@@ -172,7 +175,9 @@ def _check_may_queue(user: User) -> float:
     minimum = quick_match_minimum()
     if balance < minimum:
         raise ApplicationError(
-            "insufficient_balance", f"quick match needs at least {minimum} table points"
+            "insufficient_balance",
+            _("quick match needs at least %(minimum)s table points"),
+            minimum=minimum,
         )
     return rating
 
@@ -205,9 +210,9 @@ def queue_leave(*, user: User) -> None:
     """Stop waiting. Waits while a matcher holds the row: then the player is seated already."""
     if not user.is_authenticated:
         raise ApplicationError("login_required")
-    deleted, _ = QueueEntry.objects.filter(user=user).delete()
+    deleted, _kinds = QueueEntry.objects.filter(user=user).delete()
     if not deleted:
-        raise ApplicationError("not_queued", "you are not waiting for a quick match")
+        raise ApplicationError("not_queued", _("you are not waiting for a quick match"))
 
 
 def queue_touch(*, user: User) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import authenticate
+from django.utils.translation import gettext_lazy
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
@@ -211,7 +212,7 @@ def _player(username: str) -> User:
     """The player the URL names; a name with NUL in it (which PostgreSQL refuses in text) is
     nobody's."""
     if "\x00" in username:
-        raise ApplicationError("player_not_found", "no such player", username=username)
+        raise ApplicationError("player_not_found", username=username)
     return selectors.player_get(username=username)
 
 
@@ -219,7 +220,9 @@ def _int_param(request: Request, name: str, default: int, low: int, high: int) -
     try:
         value = int(request.query_params.get(name, default))
     except ValueError:
-        raise ApplicationError("parameter_invalid", f"{name} is not a number", field=name) from None
+        raise ApplicationError(
+            "parameter_invalid", gettext_lazy("%(field)s is not a number"), field=name
+        ) from None
     return min(max(value, low), high)
 
 
@@ -374,7 +377,7 @@ class TokenView(LadderAPIView):
     def post(self, request: Request) -> Response:
         form = TokenRequestSerializer(data=request.data)
         if not form.is_valid():
-            raise ApplicationError("credentials_missing", "give a username and a password")
+            raise ApplicationError("credentials_missing")
         user = authenticate(
             request._request,
             username=form.validated_data["username"],
@@ -392,7 +395,7 @@ class TokenView(LadderAPIView):
                     status=status.HTTP_429_TOO_MANY_REQUESTS,
                     headers={"Retry-After": str(wait)},
                 )
-            raise ApplicationError("credentials_invalid", "wrong user name or password")
+            raise ApplicationError("credentials_invalid")
         token, _ = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})
 

@@ -17,6 +17,7 @@ from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.models import Hand, HandPlayer
@@ -156,7 +157,7 @@ def board_get(code: str) -> Board:
     board = BOARDS.get(code)
     if board is None:
         raise ApplicationError(
-            "board_unknown", f"no leaderboard {code!r} (title, rating, points)", board=code
+            "board_unknown", _("no leaderboard '%(board)s' (title, rating, points)"), board=code
         )
     return board
 
@@ -190,7 +191,7 @@ def leaderboard_page(
             offset : offset + size
         ]
     )
-    profiles = LadderProfile.objects.select_related("user").in_bulk([pk for pk, _ in ranked])
+    profiles = LadderProfile.objects.select_related("user").in_bulk([pk for pk, _rank in ranked])
     rows = _ranked_rows(spec, ranked, profiles, offset, listed)
     viewer_rank = viewer_page = None
     if viewer is not None and viewer.is_authenticated:
@@ -273,7 +274,7 @@ def leaderboard_rank(*, board: str, user: User) -> int | None:
 def player_get(*, username: str) -> User:
     user = User.objects.filter(username=username).select_related("ladder").first()
     if user is None or user.is_banned:
-        raise ApplicationError("player_not_found", f"no player {username!r}", username=username)
+        raise ApplicationError("player_not_found", _("no player '%(username)s'"), username=username)
     return user
 
 
@@ -387,7 +388,7 @@ def player_ledger(*, user: User, limit: int = 50, offset: int = 0) -> list[Ledge
 def hand_settlement_lines(*, hand_id: int) -> tuple[Hand, list[LedgerEntry]]:
     hand = Hand.objects.select_related("match__table", "settlement").filter(pk=hand_id).first()
     if hand is None:
-        raise ApplicationError("hand_not_found", f"no hand {hand_id}", hand_id=hand_id)
+        raise ApplicationError("hand_not_found", _("no hand %(hand_id)s"), hand_id=hand_id)
     entries = list(
         LedgerEntry.objects.filter(hand_id=hand_id).select_related("user").order_by("id")
     )

@@ -14,6 +14,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.models import Hand, HandPlayer
@@ -149,18 +150,20 @@ def ladder_points_adjust(
     entry with a reason; never below 0. The only way staff change a balance."""
     reason = reason.strip()
     if not reason:
-        raise ApplicationError("reason_required", "an adjustment needs a reason")
+        raise ApplicationError("reason_required", _("an adjustment needs a reason"))
     if amount == 0:
-        raise ApplicationError("amount_zero", "an adjustment of 0 changes nothing")
+        raise ApplicationError("amount_zero")
     if account not in (Account.TABLE, Account.TITLE):
-        raise ApplicationError("account_invalid", f"no account {account!r}", account=account)
+        raise ApplicationError("account_invalid", _("no account '%(account)s'"), account=account)
     profile = _profiles_locked([user.pk])[user.pk]
     current = profile.balance if account == Account.TABLE else profile.title_points
     if current + amount < 0:
         raise ApplicationError(
             "balance_negative",
-            f"{current} {account} points cannot go down by {-amount}",
+            _("%(balance)s %(points)s cannot go down by %(down)s"),
             balance=current,
+            points=Account(account).label,
+            down=-amount,
         )
     kind = Kind.ADMIN_ADJUST if account == Account.TABLE else Kind.TITLE_ADJUST
     entry = _entry(profile, kind=kind, amount=amount, now=timezone.now(), reason=reason, by=by)
@@ -180,13 +183,13 @@ def ladder_relief_claim(*, user: User) -> LedgerEntry:
     (the site's day, `TIME_ZONE`). A `relief` ledger row; the profile lock makes two claims
     at once count as two."""
     if not user.is_active:
-        raise ApplicationError("account_inactive", "this account cannot claim relief")
+        raise ApplicationError("account_inactive")
     profile = _profiles_locked([user.pk])[user.pk]
     threshold = settings.LADDER_RELIEF_THRESHOLD
     if profile.balance >= threshold:
         raise ApplicationError(
             "relief_not_needed",
-            f"relief is for balances below {threshold} table points",
+            _("relief is for balances below %(threshold)s table points"),
             balance=profile.balance,
             threshold=threshold,
         )
@@ -194,7 +197,7 @@ def ladder_relief_claim(*, user: User) -> LedgerEntry:
     if relief_claimed_today(user_id=user.pk) >= limit:
         raise ApplicationError(
             "relief_limit",
-            f"relief is given {limit} time(s) a day: come back tomorrow",
+            _("relief is given at most %(limit)s times a day: come back tomorrow"),
             limit=limit,
         )
     amount = settings.LADDER_RELIEF_AMOUNT
@@ -224,7 +227,7 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
         .first()
     )
     if hand is None:
-        raise ApplicationError("hand_not_found", f"no hand {hand_id}", hand_id=hand_id)
+        raise ApplicationError("hand_not_found", _("no hand %(hand_id)s"), hand_id=hand_id)
     if HandSettlement.objects.filter(hand_id=hand_id).exists():
         return SettlementResult(
             hand_id=hand_id,

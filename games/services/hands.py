@@ -8,6 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import realtime
@@ -109,7 +110,7 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
     throws_before = len(state.failed_throws)
     logged = catch_up_deal(hand, state, now)
     if state.phase == BIDDING and hand.deadline is not None and hand.deadline <= now:
-        raise ApplicationError("wrong_phase", "the bid window has closed")
+        raise ApplicationError("wrong_phase", _("the bid window has closed"))
     try:
         action = state.check_action(seat, text)
         state.apply(action, seat)

@@ -15,11 +15,12 @@ from datetime import datetime
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import realtime
 from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, preset
-from games.errors import ApplicationError, message_for
+from games.errors import ApplicationError
 from games.models import Hand, HandPlayer, Seat, Table
 from games.services._common import (
     MAX_STAKE,
@@ -87,7 +88,11 @@ def house_rules_checked(preset_name: str, house_rules: dict[str, str]) -> dict[s
     base = preset(preset_name)
     for option, value in house_rules.items():
         if value not in HOUSE_RULE_OPTIONS.get(option, ()):
-            raise ApplicationError("invalid_house_rules", f"{option}={value!r}")
+            raise ApplicationError(
+                "invalid_house_rules",
+                _("a house rule names an unknown option or value: %(rule)s"),
+                rule=f"{option}={value!r}",
+            )
     return {k: v for k, v in sorted(house_rules.items()) if getattr(base, k) != v}
 
 
@@ -111,7 +116,7 @@ def ranked_table_open(
     ready, and a player who does not come within the grace period
     (``SHENGJI_DISCONNECT_GRACE_S``) is stood up (``seat_takeover``)."""
     if len(users) != SEATS or len({u.pk for u in users}) != SEATS:
-        raise ApplicationError("invalid_seat", "a ranked table needs four different players")
+        raise ApplicationError("invalid_seat", _("a ranked table needs four different players"))
     table = _table_new(
         creator=creator or users[0],
         name=name,
@@ -232,7 +237,12 @@ def _sit(
     if balance < needed:
         raise ApplicationError(
             "insufficient_balance",
-            f"{message_for('insufficient_balance')}: {needed} (you hold {balance})",
+            _(
+                "your table points are below this table's minimum: %(needed)s"
+                " (you hold %(balance)s)"
+            ),
+            needed=needed,
+            balance=balance,
         )
     if stake is not None:
         table.stake = stake
@@ -340,7 +350,7 @@ def seat_show_hand(*, table_id: int, user: User, allow: bool) -> Seat:
     table = lock_table(table_id)
     seat = _seat_of_user(table, user)
     if table.ranked and allow:
-        raise ApplicationError("not_allowed", "at ranked tables spectators see the public view")
+        raise ApplicationError("not_allowed", _("at ranked tables spectators see the public view"))
     seat.show_hand_to_spectators = allow
     seat.save(update_fields=["show_hand_to_spectators"])
     table_changed(table, None)
