@@ -171,7 +171,7 @@ class ApplicationError(Exception):
 
     @property
     def message(self) -> str:
-        if self._message is None:
+        if not self._message:  # none (or empty): the code's
             return message_for(self.code)
         if isinstance(self._message, Promise):
             return filled(str(self._message), self.fields)
