@@ -22,7 +22,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
-from games import rules_words, services
+from games import chat_words, rules_words, services
 from games.errors import ApplicationError
 from games.models import (
     Action,
@@ -142,6 +142,28 @@ def _snapshot_labels() -> tuple[tuple[str, str], ...]:
     )
 
 
+def _level_words(rank: object) -> str:
+    """A level as players say it: 打5 / level 5 (T is written 10)."""
+    return _("level {rank}").format(rank="10" if rank == "T" else rank)
+
+
+def _snapshot_value(key: str, snapshot: dict[str, Any]) -> Any:
+    """A snapshot value in words: the seat to act by compass, the level as 打N, the trump as
+    "spades · 打2" (the table page's words)."""
+    value = snapshot.get(key)
+    if value is None:
+        return _("trump not set yet") if key == "trump" else "—"
+    if key == "to_act" and value in range(4):
+        return chat_words.seat_compass()[value]
+    if key == "level":
+        return _level_words(value)
+    if key == "trump" and isinstance(value, dict):
+        suits = {"S": _("spades"), "H": _("hearts"), "C": _("clubs"), "D": _("diamonds")}
+        suit = suits.get(str(value.get("suit")), _("no trump"))
+        return f"{suit} · {_level_words(value.get('level'))}"
+    return value
+
+
 # --- tables and seats ------------------------------------------------------------------------
 
 
@@ -217,7 +239,7 @@ class TableAdmin(ReadOnlyAdmin):
             who = "—" if seat.user is None else str(seat.user)
             if seat.bot:
                 who = _("%(player)s (bot)") % {"player": who} if seat.user else _("bot")
-            parts.append(f"{seat.index}: {who}{' ✓' if seat.ready else ''}")
+            parts.append(f"{seat.get_index_display()}: {who}{' ✓' if seat.ready else ''}")
         return " · ".join(parts)
 
     @admin.display(description=gettext_lazy("phase"))
@@ -249,7 +271,7 @@ class TableAdmin(ReadOnlyAdmin):
             (_("actions applied"), hand.seq),
             (_("deadline"), hand.deadline or "—"),
             (_("phase"), _phase(snapshot.get("phase"))),
-            *((label, snapshot.get(key)) for key, label in _snapshot_labels()),
+            *((label, _snapshot_value(key, snapshot)) for key, label in _snapshot_labels()),
         ]
         return format_html("<dl>{}</dl>", format_html_join("", "<dt>{}</dt><dd>{}</dd>", rows))
 

@@ -50,13 +50,23 @@ def test_the_table_list_shows_the_live_state(client: Client) -> None:
     idle = make_table(users[0], ranked=False, preset_name="seed000")
     listing = client.get("/admin/games/table/").content.decode()
     assert table.name in listing and "playing" in listing
-    assert f"0: {users[0]}" in listing and f"3: {users[3]}" in listing
+    assert f"East: {users[0]}" in listing and f"North: {users[3]}" in listing  # by compass
     assert hand.snapshot is not None
     assert hand.snapshot["phase"] in listing  # burying, after the deal and the bid window
     assert f'<td class="field-hand_seq">{hand.seq}</td>' in listing
     detail = client.get(f"/admin/games/table/{table.pk}/change/").content.decode()
     assert f"/admin/games/hand/{hand.pk}/change/" in detail
     assert "<dt>attackers&#x27; points</dt>" in detail  # the snapshot's keys, in words
+    # ... and its values: the trump and level as players say them, the seat to act by compass.
+    trump = hand.snapshot["trump"]
+    suit = {"S": "spades", "H": "hearts", "C": "clubs", "D": "diamonds"}.get(trump["suit"])
+    level = "10" if trump["level"] == "T" else trump["level"]
+    assert f"<dd>{suit or 'no trump'} · level {level}</dd>" in detail
+    assert "{&#x27;suit&#x27;" not in detail
+    compass = ["East", "South", "West", "North"][hand.snapshot["to_act"]]
+    assert f"<dt>to act</dt><dd>{compass}</dd>" in detail
+    chinese = client.get(f"/admin/games/table/{table.pk}/change/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert f"打{level}" in chinese.content.decode()
     assert f"/admin/games/table/{table.pk}/seats/0/remove/" in detail
     assert client.get(f"/admin/games/table/{idle.pk}/change/").status_code == 200
     # The seed deals every card: not shown while the hand is played.
