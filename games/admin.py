@@ -158,8 +158,7 @@ def _snapshot_value(key: str, snapshot: dict[str, Any]) -> Any:
     if key == "level":
         return _level_words(value)
     if key == "trump" and isinstance(value, dict):
-        suits = {"S": _("spades"), "H": _("hearts"), "C": _("clubs"), "D": _("diamonds")}
-        suit = suits.get(str(value.get("suit")), _("no trump"))
+        suit = chat_words.suit_names().get(str(value.get("suit")), _("no trump"))
         return f"{suit} · {_level_words(value.get('level'))}"
     return value
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.utils.translation import gettext as _
-from django.utils.translation import pgettext
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 # Which parts of each code are seat numbers (0–3), named by compass where shown.
 SEAT_PARTS: dict[str, tuple[int, ...]] = {
@@ -27,14 +27,29 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
 }
 
 
+# Seat 0 East, then South, West, North in play order (docs/RULES-DECISIONS.md 20).
+SEAT_COMPASS = (
+    pgettext_lazy("seat", "East"),
+    pgettext_lazy("seat", "South"),
+    pgettext_lazy("seat", "West"),
+    pgettext_lazy("seat", "North"),
+)
+SUIT_NAMES = {
+    "S": gettext_lazy("spades"),
+    "H": gettext_lazy("hearts"),
+    "C": gettext_lazy("clubs"),
+    "D": gettext_lazy("diamonds"),
+}
+
+
 def seat_compass() -> list[str]:
-    """Seat 0 East, then South, West, North in play order."""
-    return [
-        pgettext("seat", "East"),
-        pgettext("seat", "South"),
-        pgettext("seat", "West"),
-        pgettext("seat", "North"),
-    ]
+    """The seats' compass names in the active language."""
+    return [str(name) for name in SEAT_COMPASS]
+
+
+def suit_names() -> dict[str, str]:
+    """The suits' names in the active language, by letter."""
+    return {suit: str(name) for suit, name in SUIT_NAMES.items()}
 
 
 def system_line_patterns() -> dict[str, str]:

@@ -95,15 +95,8 @@ class Seat(models.Model):
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="seats", verbose_name=_("table")
     )
-    # Seats by compass, 0 East then South, West, North in play order (docs/RULES-DECISIONS.md).
     index = models.PositiveSmallIntegerField(
-        choices=[
-            (0, pgettext_lazy("seat", "East")),
-            (1, pgettext_lazy("seat", "South")),
-            (2, pgettext_lazy("seat", "West")),
-            (3, pgettext_lazy("seat", "North")),
-        ],
-        verbose_name=_("seat"),
+        choices=list(enumerate(chat_words.SEAT_COMPASS)), verbose_name=_("seat")
     )
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,

@@ -222,7 +222,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
 def _card_words() -> dict[str, Any]:
     """How cards are named aloud in the active language (aria-labels: "黑桃A", "A of spades")."""
     return {
-        "suit_names": {"S": _("spades"), "H": _("hearts"), "C": _("clubs"), "D": _("diamonds")},
+        "suit_names": chat_words.suit_names(),
         "rank_names": {"T": "10"},
         # Translators: a card's spoken name; keep {rank} and {suit} ("黑桃A" is "{suit}{rank}").
         "card_format": _("{rank} of {suit}"),
@@ -377,11 +377,15 @@ def _seat_words() -> dict[str, Any]:
     }
 
 
+def _plays_level() -> str:
+    # Translators: the level a side plays at, 打5 ("level 5"); {rank} is 2…10, J, Q, K, A.
+    return _("level {rank}")
+
+
 def _first_contact_words() -> dict[str, Any]:
     """Levels as players say them (打5), per-table numbering, away, autopilot, hint, sound."""
     return {
-        # Translators: the level a side plays at, 打5 ("level 5"); {rank} is 2…10, J, Q, K, A.
-        "plays_level": _("level {rank}"),
+        "plays_level": _plays_level(),
         "hand_level": _("This hand's level card: {rank}"),
         "match_hand": _("Match {match} · hand {hand}"),
         "match_only": _("Match {match}"),
@@ -486,7 +490,7 @@ def _replay_labels() -> dict[str, Any]:
     return {
         **_card_words(),
         "compass": chat_words.seat_compass(),
-        "plays_level": _first_contact_words()["plays_level"],
+        "plays_level": _plays_level(),
         "bid_kinds": _bid_kinds(),
         "start": _("Start: the deck is shuffled."),
         "deal_n": _("{n} cards dealt ({drawn}/100)."),
