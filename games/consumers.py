@@ -236,6 +236,7 @@ class TableConsumer(SessionBound):
         self.held: list[dict[str, Any]] | None = None  # views that came during a refresh
         self.state_at: tuple[int, int] = (-1, -1)  # (hand, seq) of the last state sent
         self.sent_at: tuple[int, int] = (-1, -1)  # of the last state or view sent
+        self.table_rev = -1  # the table's rev as of the last state sent
         self.early: list[dict[str, Any]] = []  # views that came before a change they follow
         self.gap_timer: asyncio.TimerHandle | None = None
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
@@ -566,8 +567,59 @@ class TableConsumer(SessionBound):
         return frame
 
     async def table_changed(self, event: dict[str, Any]) -> None:
-        if not self.ended:
-            self._want_refresh()
+        """A table's change: this socket's ``state`` made from the message, with no read of
+        its own. A read is made instead when one is under way (it may be older than the
+        change), when the table is gone, or when the change's hand is older than the one this
+        socket was sent (a late copy from another process with a hand since started)."""
+        if self.ended:
+            return
+        change = event.get("change")
+        if (
+            change is not None
+            and self.held is None
+            and (change["rev"] <= self.table_rev or await self._send_change(change))
+        ):
+            return
+        self._want_refresh()
+
+    async def _send_change(self, change: dict[str, Any]) -> bool:
+        hand = change["hand"]
+        at = (-1, -1) if hand is None else (hand[0], hand[1])
+        if at[0] < self.sent_at[0]:
+            return False
+        presence = self._presence_in(change["occupants"])
+        self.presence = presence
+        self.table_rev = change["rev"]
+        you = json.dumps({"seat": presence.seat, "watching": presence.watching})
+        frame = (
+            f'{{"type":"state","table":{change["table"]},"seats":{change["seats"]},'
+            f'"you":{you},"hand":{self._hand_to_show(change, presence)},'
+            f'"chat":{change["chat"]}}}'
+        )
+        await self.send(text_data=frame)
+        # The client keeps a view newer than a state's hand (docs/PROTOCOL.md): so does this.
+        self.state_at = self.sent_at = max(self.sent_at, at)
+        await self._forward_early()
+        return True
+
+    def _presence_in(self, occupants: list[int | None]) -> selectors.Presence:
+        user_id = getattr(self.user, "pk", None)
+        seat = next((i for i, u in enumerate(occupants) if u is not None and u == user_id), None)
+        return selectors.Presence(self.table_id, seat, None if seat is not None else self.watching)
+
+    @staticmethod
+    def _hand_to_show(change: dict[str, Any], presence: selectors.Presence) -> str:
+        """The hand part this presence may see: its seat's view, the watched seat's when its
+        player allows it, else the public one (as ``selectors.hand_view_for``)."""
+        hands: list[str] = change["hands"]
+        if not hands:
+            return "null"
+        if presence.seat is not None:
+            return hands[presence.seat]
+        watching = presence.watching
+        if watching is not None and change["watchable"][watching]:
+            return hands[watching]
+        return hands[-1]
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         if not self.ended:
@@ -682,9 +734,13 @@ class TableConsumer(SessionBound):
             self.groups_joined.add(group)
 
     async def _send_state(self, presence: selectors.Presence) -> None:
+        """The state on connecting. The group's messages wait until ``connect`` is done, so
+        a change committed during this read is sent after it (a refresh's read, in a task of
+        its own, holds what comes meanwhile instead: ``hand_view``, ``table_changed``)."""
         await self._send(await database_sync_to_async(selectors.table_state_for)(presence=presence))
 
     async def _send(self, state: dict[str, Any]) -> None:
+        self.table_rev = max(self.table_rev, state["table"]["rev"])
         hand = state["hand"]
         self.state_at = (-1, -1) if hand is None else (hand["id"], hand["seq"])
         self.sent_at = self.state_at

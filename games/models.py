@@ -67,6 +67,9 @@ class Table(models.Model):
         max_length=32, blank=True, db_index=True, verbose_name=_("invite code")
     )
     created_at = models.DateTimeField(auto_now_add=True, verbose_name=_("created at"))
+    # Counts the table's changes (seats, readiness, hands starting and ending): a socket
+    # keeps the newest of the table changes it hears (``TableConsumer.table_changed``).
+    rev = models.PositiveBigIntegerField(default=0, editable=False, verbose_name=_("revision"))
 
     class Meta:
         indexes = [models.Index(fields=["status", "-created_at"])]

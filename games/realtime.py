@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
@@ -125,26 +125,31 @@ def hand_view_message(
     watchable: list[bool],
     *,
     prev: int | None = None,
+    deadline: datetime | None = None,
 ) -> dict[str, Any]:
     """The table group's message of one change: each seat's ``view`` frame and the public
     one, each encoded once here (not once per socket), and the audience rules. ``prev`` is the
     hand's seq before the change (None: not known, and no socket checks it): a socket that was
     last sent another seq of the hand has not had a change before this one, and sends a
-    ``state`` instead unless that change's view comes soon after (``TableConsumer``)."""
+    ``state`` instead unless that change's view comes soon after (``TableConsumer``).
+    ``deadline`` (the hand's next one, None when it has none) rides in every frame: a client
+    whose turn comes needs no ``state`` for its clock."""
+    due = None if deadline is None else deadline.astimezone(UTC).isoformat()
     return {
         "type": "hand.view",
         "hand": hand_id,
         "seq": seq,
         "prev": prev,
-        "frames": [_view_frame(hand_id, seq, view) for view in views],
-        "public": _view_frame(hand_id, seq, public),
+        "frames": [_view_frame(hand_id, seq, view, due) for view in views],
+        "public": _view_frame(hand_id, seq, public, due),
         "occupants": occupants,
         "watchable": watchable,
     }
 
 
-def _view_frame(hand_id: int, seq: int, view: dict[str, Any]) -> str:
-    return orjson.dumps({"type": "view", "hand": hand_id, "seq": seq, "view": view}).decode()
+def _view_frame(hand_id: int, seq: int, view: dict[str, Any], deadline: str | None) -> str:
+    frame = {"type": "view", "hand": hand_id, "seq": seq, "view": view, "deadline": deadline}
+    return orjson.dumps(frame).decode()
 
 
 def hand_changed(table_id: int, message: dict[str, Any]) -> None:
@@ -168,10 +173,13 @@ def hand_changed(table_id: int, message: dict[str, Any]) -> None:
     # Not the lobby: it hears of hands starting and ending through table_changed, not of moves.
 
 
-def table_changed(table_id: int, line: str | None) -> None:
+def table_changed(table_id: int, change: dict[str, Any] | None) -> None:
+    """A table's change to its group and to the lobby. ``change`` is the table as read after
+    the commit (``selectors.table_change``), from which each socket makes its own ``state``;
+    None (the table is gone) makes each socket read its state itself."""
     _send_all(
         [
-            (table_group(table_id), {"type": "table.changed", "line": line}),
+            (table_group(table_id), {"type": "table.changed", "change": change}),
             (LOBBY_GROUP, _lobby_message(table_id)),
         ]
     )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+import orjson
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.db.models import Count, Q
@@ -143,14 +144,18 @@ def hand_view_for(
         view = view_for(state, presence.watching)
     else:
         view = view_public(state)
+    number = match_number or match_number_of(table_id=presence.table_id, match_id=hand.match_id)
+    return {**_hand_head(hand, number), "view": view}
+
+
+def _hand_head(hand: Hand, match_number: int) -> dict[str, Any]:
+    """The hand in a ``state`` frame, all but its view."""
     return {
         "id": hand.pk,
         "seq": hand.seq,
         "status": hand.status,
         "number": hand.number,
-        "match_number": match_number
-        or match_number_of(table_id=presence.table_id, match_id=hand.match_id),
-        "view": view,
+        "match_number": match_number,
         "deadline": None if hand.deadline is None else hand.deadline.isoformat(),
     }
 
@@ -194,7 +199,7 @@ def _state(table: Table, seats: list[Seat], presence: Presence) -> dict[str, Any
     matches, hand_match = _match_numbers(table, hand)
     return {
         "type": "state",
-        "table": {**table_summary(table), "match_number": matches or None},
+        "table": _table_head(table, matches),
         "seats": _seat_dicts(seats),
         "you": {"seat": presence.seat, "watching": presence.watching},
         "hand": None
@@ -202,6 +207,48 @@ def _state(table: Table, seats: list[Seat], presence: Presence) -> dict[str, Any
         else hand_view_for(hand=hand, presence=presence, seats=seats, match_number=hand_match),
         "chat": chat_backlog(table_id=table.pk),
     }
+
+
+def _table_head(table: Table, matches: int) -> dict[str, Any]:
+    """The table in a ``state`` frame: its summary, its matches so far and its ``rev``."""
+    return {**table_summary(table), "match_number": matches or None, "rev": table.rev}
+
+
+def table_change(*, table_id: int) -> dict[str, Any] | None:
+    """What the table group's ``table.changed`` message carries: every part of a ``state``
+    frame, read and encoded once for all the table's sockets, and each socket makes its own
+    from it (``TableConsumer.table_changed``) with no read of its own. The hand part is there
+    once per seat and once as the public view: a socket takes only what its presence may see,
+    as from a move's message (``realtime.hand_view_message``). None when the table is gone.
+
+    The table's row is read first: its ``rev`` counts the changes this message holds at least
+    (the later reads can only see more), so a socket keeps the one of the highest ``rev``."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None:
+        return None
+    seats = _seat_rows(table_id)
+    hand = current_hand_get(table_id=table_id)
+    matches, hand_match = _match_numbers(table, hand)
+    hands: list[str] = []
+    if hand is not None:
+        state = load_state(hand)
+        head = _hand_head(hand, hand_match)
+        views = [view_for(state, seat) for seat in range(len(seats))] + [view_public(state)]
+        hands = [_json({**head, "view": view}) for view in views]
+    return {
+        "rev": table.rev,
+        "table": _json(_table_head(table, matches)),
+        "seats": _json(_seat_dicts(seats)),
+        "chat": _json(chat_backlog(table_id=table_id)),
+        "hand": None if hand is None else [hand.pk, hand.seq],
+        "hands": hands,
+        "occupants": [seat.user_id for seat in seats],
+        "watchable": [seat.show_hand_to_spectators and not table.ranked for seat in seats],
+    }
+
+
+def _json(value: Any) -> str:
+    return orjson.dumps(value).decode()
 
 
 def _match_numbers(table: Table, hand: Hand | None) -> tuple[int, int]:

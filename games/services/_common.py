@@ -9,9 +9,10 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import F
 
 from accounts.models import User
-from games import realtime
+from games import realtime, selectors
 from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from ladder.selectors import table_points_needed
@@ -174,16 +175,39 @@ def free_seat(seat: Seat) -> None:
     SeatConnection.objects.filter(seat=seat).delete()
 
 
+class _TableChangePublish:
+    """The on-commit send of a table's change (one per table per transaction, however many
+    changes it made: the message is read after the commit and holds them all)."""
+
+    def __init__(self, table_id: int) -> None:
+        self.table_id = table_id
+
+    def __call__(self) -> None:
+        realtime.table_changed(self.table_id, selectors.table_change(table_id=self.table_id))
+
+
 def table_changed(table: Table, line: SystemLine | None) -> None:
-    """Every socket at the table reads its state again after the commit (the line, if any, is
-    in that state's chat backlog)."""
-    text = None if line is None else line.text
+    """Every socket at the table is sent its state after the commit, made from one message
+    read once for them all (the line, if any, is in its chat backlog). The table's ``rev``
+    moves on once per transaction: a socket keeps the newest change it hears."""
     if line is not None:
         ChatLine.objects.create(
             table=table, system=True, text=line.text, code=line.code, params=list(line.params)
         )
-    table_id = table.pk
-    transaction.on_commit(lambda: realtime.table_changed(table_id, text))
+    if _change_pending(table.pk):
+        return
+    Table.objects.filter(pk=table.pk).update(rev=F("rev") + 1)
+    table.rev += 1
+    transaction.on_commit(_TableChangePublish(table.pk))
+
+
+def _change_pending(table_id: int) -> bool:
+    """This transaction has already moved the table's ``rev`` on and will send its change (a
+    savepoint rolled back takes its callbacks with it, and then its update too)."""
+    return any(
+        isinstance(callback, _TableChangePublish) and callback.table_id == table_id
+        for _, callback, _ in connection.run_on_commit
+    )
 
 
 def seat_vacate_away(table: Table, seat: Seat) -> None:

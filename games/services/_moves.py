@@ -132,7 +132,7 @@ def after_change(
     timer = _timer_to_send(hand, now)
     hand.snapshot = public_summary(state, hand.deadline)
     hand.save(update_fields=HAND_MOVING_FIELDS)
-    hand_id, seq, table_id = hand.pk, hand.seq, hand.match.table_id
+    hand_id, seq, table_id, deadline = hand.pk, hand.seq, hand.match.table_id, hand.deadline
     before = seq if prev is None else prev
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = view_public(state)
@@ -142,7 +142,7 @@ def after_change(
     def publish() -> None:
         remember_state(hand_id, state)
         message = realtime.hand_view_message(
-            hand_id, seq, views, public, occupants, watchable, prev=before
+            hand_id, seq, views, public, occupants, watchable, prev=before, deadline=deadline
         )
         realtime.hand_changed(table_id, message)
         if timer is not None:

@@ -25,7 +25,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import psycopg
 from asgiref.sync import sync_to_async
@@ -179,19 +179,29 @@ def _statement(keyed_sessions: bool) -> str:
                 AND EXISTS (SELECT 1 FROM {table(get_user_model())} u
                     WHERE u.id = %(user)s AND u.is_active AND u.password = %(password)s)
                 {session}
-            RETURNING h.id, h.seq, h.timer_seq, h.timer_at
+            RETURNING h.id, h.seq, h.timer_seq, h.timer_at, h.deadline
         ), logged AS (
             INSERT INTO {table(Action)} (hand_id, seq, seat, text, auto, created_at)
             SELECT id, %(seq)s, %(seat)s, %(text)s, false, now() FROM moved
             RETURNING id
         )
-        SELECT m.seq, m.timer_seq, m.timer_at FROM moved m, logged
+        SELECT m.seq, m.timer_seq, m.timer_at, m.deadline FROM moved m, logged
     """
 
 
-async def _write(planned: Planned, mover: Mover) -> tuple[int, int, datetime] | None:
-    """The statement: (seq, timer seq, timer due) if it moved the hand, None if the
-    hand was not as the facts say (or the database did not answer in time)."""
+class Written(NamedTuple):
+    """What the statement wrote: the hand's new seq, its deadline task's seq and due time,
+    and its next deadline."""
+
+    seq: int
+    timer_seq: int
+    timer_at: datetime
+    deadline: datetime
+
+
+async def _write(planned: Planned, mover: Mover) -> Written | None:
+    """The statement's row if it moved the hand, None if the hand was not as the facts say
+    (or the database did not answer in time)."""
     facts = planned.facts
     params = {
         "hand": facts.hand_id,
@@ -216,7 +226,7 @@ async def _write(planned: Planned, mover: Mover) -> tuple[int, int, datetime] | 
         # seq moved on and refuses the repeat: the move is in the log once.)
         logger.warning("optimistic move on hand %s failed; taking the locking path", facts.hand_id)
         return None
-    return None if row is None else (row[0], row[1], row[2])
+    return None if row is None else Written(*row)
 
 
 async def table_act_optimistic(
@@ -233,7 +243,7 @@ async def table_act_optimistic(
     written = await _write(planned, mover)
     if written is None:
         return False
-    new_seq, timer_seq, timer_at = written
+    new_seq, timer_seq, timer_at, deadline = written
     state = planned.state
     remember_state(facts.hand_id, state)
     remember_facts(table_id, replace(facts, seq=new_seq))
@@ -245,6 +255,7 @@ async def table_act_optimistic(
         list(facts.occupants),
         list(facts.watchable),
         prev=facts.seq,
+        deadline=deadline,
     )
     await realtime.hand_changed_async(table_id, message)
     if timer_seq == new_seq:

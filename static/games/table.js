@@ -342,7 +342,8 @@ function onView(frame) {
   game.hand.seq = frame.seq;
   game.hand.view = frame.view;
   if (frame.view.phase === "finished") game.hand.status = "finished";
-  estimateDeadline(before, frame.view);
+  if (frame.deadline !== undefined) takeDeadline(frame.deadline, frame.view);
+  else estimateDeadline(before, frame.view);
   afterViewChange(before, frame.view);
   renderAll();
 }
@@ -385,10 +386,7 @@ function afterViewChange(before, after) {
   }
   ui.lastThrows = throws.length;
   const myTurnNow = mine !== null && after.to_act === mine && newTurn && ["burying", "playing"].includes(after.phase);
-  if (myTurnNow) {
-    send({ type: "state" }); // the exact deadline of my turn comes with the state
-    if (!seatInfo(mine).autopilot) turnTone();
-  }
+  if (myTurnNow && !seatInfo(mine).autopilot) turnTone();
 }
 
 /** The picked cards that are still in the hand (a multiset intersection). */
@@ -401,6 +399,13 @@ function stillHeld(picked, hand) {
   });
 }
 
+/** The server's deadline, sent with every view (docs/PROTOCOL.md): none once the hand is over. */
+function takeDeadline(deadline, view) {
+  game.hand.deadline = deadline;
+  game.deadlineAt = deadline && view.phase !== "finished" ? Date.parse(deadline) : null;
+}
+
+/** The deadline from the rules, for a view that came without the server's. */
 function estimateDeadline(before, after) {
   const timing = config.timing;
   const now = Date.now();

@@ -268,16 +268,19 @@ async def test_sockets_move_by_the_statement_and_every_seat_gets_its_own_view(
                 await other.until(lambda f, s=seq: f["type"] == "view" and f["seq"] > s)
         assert await database_sync_to_async(move_connections)() >= 1
 
-        def replayed() -> tuple[int, list[dict[str, Any]]]:
+        def replayed() -> tuple[int, list[dict[str, Any]], str]:
             hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
             forget_states()
             state = load_state(hand)
-            return hand.seq, [view_for(state, s) for s in range(4)]
+            assert hand.deadline is not None
+            return hand.seq, [view_for(state, s) for s in range(4)], hand.deadline.isoformat()
 
-        seq, views = await database_sync_to_async(replayed)()
+        seq, views, deadline = await database_sync_to_async(replayed)()
         for index, peer in enumerate(peers):
             assert peer.seq == seq
             assert peer.hand_view == views[index]
+            last = [f for f in peer.frames if f["type"] == "view"][-1]
+            assert last["deadline"] == deadline  # the statement's deadline, as stored
     finally:
         for peer in peers:
             await peer.socket.disconnect()

@@ -171,6 +171,8 @@ async def test_four_sockets_play_a_hand_to_its_settlement_and_nothing_leaks(
             assert frame["view"]["seat"] == seat
             truth = view_for(states[frame["seq"]], seat)
             assert frame["view"] == truth  # exactly the seat's own view, nothing more
+            # The server's next deadline rides with every view; none once the hand is over.
+            assert (frame["deadline"] is None) == (truth["phase"] == "finished")
     spectator_views = [f for f in watcher.frames if f["type"] == "view"]
     assert spectator_views and all("hand" not in f["view"] for f in spectator_views)
     assert all(f["view"] == view_public(states[f["seq"]]) for f in spectator_views)
