@@ -139,16 +139,20 @@ DATABASES["default"]["TEST"] = {"NAME": f"test_{DATABASES['default']['NAME']}"}
 
 REDIS_URL = os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{EMBEDDED_REDIS_PORT}/0"
 
-# SHENGJI_CHANNEL_LAYER=pubsub swaps channels-redis' queues and groups kept in Redis for Redis
-# publish/subscribe (groups kept in each server process). It measured no faster per move
-# (docs/proof/LOAD.md) and keeps no message for a socket that is not reading.
+# The channel layer (SHENGJI_CHANNEL_LAYER): `local`, the default, is channels-redis handing a
+# group's messages straight to the members in the sending process (shengji_site/channel_layer.py);
+# `core` is channels-redis as it comes, every message through Redis; `pubsub` swaps its queues
+# and groups kept in Redis for Redis publish/subscribe (groups kept in each server process). It
+# measured no faster per move (docs/proof/LOAD.md) and keeps no message for a socket that is not
+# reading.
 CHANNEL_LAYER_BACKENDS = {
+    "local": "shengji_site.channel_layer.LocalFanoutChannelLayer",
     "core": "channels_redis.core.RedisChannelLayer",
     "pubsub": "channels_redis.pubsub.RedisPubSubChannelLayer",
 }
 CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
     "default": {
-        "BACKEND": CHANNEL_LAYER_BACKENDS[os.environ.get("SHENGJI_CHANNEL_LAYER") or "core"],
+        "BACKEND": CHANNEL_LAYER_BACKENDS[os.environ.get("SHENGJI_CHANNEL_LAYER") or "local"],
         "CONFIG": {
             # channels-redis waits on Redis in blocks of 5 s; redis-py 8 times reads out at 5 s
             # by default, which would close every socket quiet for 5 s.

@@ -205,8 +205,8 @@ def _change_pending(table_id: int) -> bool:
     """This transaction has already moved the table's ``rev`` on and will send its change (a
     savepoint rolled back takes its callbacks with it, and then its update too)."""
     return any(
-        isinstance(callback, _TableChangePublish) and callback.table_id == table_id
-        for _, callback, _ in connection.run_on_commit
+        isinstance(entry[1], _TableChangePublish) and entry[1].table_id == table_id
+        for entry in connection.run_on_commit
     )
 
 

@@ -70,7 +70,8 @@ def read_state(table_id: int, user: Any, watching: int | None = None) -> dict[st
     """The state a read of the socket's own would send, as the client decodes it."""
     found = PRESENCE_AND_STATE(table_id=table_id, user=user, watching=watching)
     assert found is not None
-    return json.loads(json.dumps(found[1]))
+    decoded: dict[str, Any] = json.loads(json.dumps(found[1]))
+    return decoded
 
 
 def a_dealt_table() -> tuple[list[Any], int, int]:
@@ -169,8 +170,7 @@ def test_a_transaction_moves_the_rev_on_once_and_sends_one_change() -> None:
 
     def pending() -> int:
         return sum(
-            isinstance(callback, _common._TableChangePublish)
-            for _, callback, _ in connection.run_on_commit
+            isinstance(entry[1], _common._TableChangePublish) for entry in connection.run_on_commit
         )
 
     with transaction.atomic():

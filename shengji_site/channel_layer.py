@@ -1,0 +1,144 @@
+"""The channel layer: channels-redis, with a group's sockets in this process served in it.
+
+channels-redis carries every group message through Redis, even to a socket of the very process
+that sends it: a sorted-set write by a Lua script, then this process's receive loop popping it
+back and unpacking it. With a table's sockets on one process (docs/OPERATIONS.md, "Routing a
+table to one process") that is every move's fan-out. Here a group send still asks Redis who is in
+the group (one pipelined trip), then hands the message straight to the members that live in this
+process, and sends through Redis only to the others.
+
+What stays as channels-redis has it: the group members are in Redis (so every process sees the
+same groups, and a socket that joins or leaves is seen at once); one message reaches a socket in
+the order its sender sent it (a process's sends to its own sockets all go straight, its sends to
+another process all through Redis); a socket's inbox holds at most ``capacity`` messages, the
+oldest dropped past it; and messages from other processes come as before. Only the event loop
+the sockets receive on hands messages over straight (a send from another loop, a Celery task's
+say, goes through Redis). The reader outlives a Redis restart: it reads again once Redis is
+back (the messages lost meanwhile show as a gap, docs/PROTOCOL.md, and if Redis lost the groups
+the group watch closes the sockets: games/groupwatch.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from channels_redis.core import RedisChannelLayer
+from redis.exceptions import RedisError
+
+logger = logging.getLogger(__name__)
+
+
+class LocalFanoutChannelLayer(RedisChannelLayer):
+    """One reader per process takes its inbox off Redis and sorts the messages into each
+    socket's queue; a group send puts a message for a socket of this process into its queue
+    itself. (channels-redis's own receive lets one waiting socket read Redis for all, so a
+    message put straight into a queue would wait until Redis next answered that reader.)"""
+
+    reader: asyncio.Task[None] | None = None
+    reader_loop: asyncio.AbstractEventLoop | None = None
+
+    async def receive(self, channel: str) -> Any:
+        if "!" not in channel:
+            return await super().receive(channel)
+        self._read_inbox()
+        queue = self.receive_buffer[channel]
+        try:
+            message = await queue.get()
+        except asyncio.CancelledError:
+            self.receive_buffer.pop(channel, None)  # the socket is gone (as channels-redis)
+            raise
+        if queue.empty():
+            self.receive_buffer.pop(channel, None)
+        return message
+
+    def _read_inbox(self) -> None:
+        """Start this process's reader in the running loop, unless it runs there already."""
+        loop = asyncio.get_running_loop()
+        if self.reader is not None and self.reader_loop is loop and not self.reader.done():
+            return
+        self.reader_loop = loop
+        self.reader = loop.create_task(self._reader())
+
+    async def _reader(self) -> None:
+        inbox = f"specific.{self.client_prefix}!"
+        while True:
+            try:
+                to, message = await self.receive_single(inbox)
+            except (RedisError, OSError):
+                # Redis restarting: the messages sent meanwhile are lost (each socket sees the
+                # gap in its next view or pong, docs/PROTOCOL.md); read again once it is back.
+                logger.warning("channel layer: Redis unreachable, reading again in 1 s")
+                await asyncio.sleep(1)
+                continue
+            for channel in to if isinstance(to, list) else [to]:
+                self.receive_buffer[channel].put_nowait(message)
+
+    async def close_pools(self) -> None:
+        if self.reader is not None:
+            self.reader.cancel()
+            self.reader = None
+        await super().close_pools()
+
+    def _ours(self, channel: str) -> bool:
+        """A channel of a socket in this process (channels-redis names them so)."""
+        return "!" in channel and self.non_local_name(channel) == f"specific.{self.client_prefix}!"
+
+    async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        assert self.require_valid_group_name(group), "Group name not valid"
+        members = await self._members(group)
+        here = self.reader is not None and asyncio.get_running_loop() is self.reader_loop
+        local = [channel for channel in members if here and self._ours(channel)]
+        if local:
+            delivered = dict(message)  # as channels-redis hands one copy to the process
+            for channel in local:
+                self.receive_buffer[channel].put_nowait(delivered)
+        remote = [channel for channel in members if channel not in local]
+        if remote:
+            await self._send_through_redis(group, remote, message)
+
+    async def _members(self, group: str) -> list[str]:
+        """The group's channels, those past ``group_expiry`` dropped, in one round trip."""
+        key = self._group_key(group)
+        pipe = self.connection(self.consistent_hash(group)).pipeline(transaction=False)
+        pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
+        pipe.zrange(key, 0, -1)
+        _dropped, names = await pipe.execute()
+        return [name.decode("utf8") for name in names]
+
+    async def _send_through_redis(
+        self, group: str, channels: list[str], message: dict[str, Any]
+    ) -> None:
+        """To these members as channels-redis sends a group message: one copy per receiving
+        process, in its inbox (a sorted set scored by time), unless the inbox is full; the
+        inbox's expired messages dropped first. One round trip per Redis shard."""
+        by_connection, messages, capacities = self._map_channel_keys_to_connection(
+            channels, message
+        )
+        now = time.time()
+        for index, keys in by_connection.items():
+            args = [messages[key] for key in keys] + [capacities[key] for key in keys]
+            await self.connection(index).eval(
+                _INBOX_ADD, len(keys), *keys, *args, now, int(now) - int(self.expiry), self.expiry
+            )
+
+
+# KEYS: the inboxes; ARGV: a message for each, then each one's capacity, then the time, the
+# time before which a message has expired, and the inbox's expiry in seconds.
+_INBOX_ADD = """
+    local n = #KEYS
+    local now, stale, expiry = ARGV[2 * n + 1], ARGV[2 * n + 2], ARGV[2 * n + 3]
+    local full = 0
+    for i, inbox in ipairs(KEYS) do
+        redis.call('ZREMRANGEBYSCORE', inbox, 0, stale)
+        if redis.call('ZCARD', inbox) < tonumber(ARGV[n + i]) then
+            redis.call('ZADD', inbox, now, ARGV[i])
+            redis.call('EXPIRE', inbox, expiry)
+        else
+            full = full + 1
+        end
+    end
+    return full
+"""

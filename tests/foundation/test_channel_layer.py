@@ -1,0 +1,114 @@
+"""The channel layer (shengji_site/channel_layer.py) on a real Redis: a group's members in the
+sending process get its messages straight, in order, with nothing written to Redis for them;
+the members of another process get them through Redis as channels-redis sends them."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from typing import Any
+
+import pytest
+import redis
+
+from shengji_site.channel_layer import LocalFanoutChannelLayer
+
+TIMEOUT = 5
+
+
+@pytest.fixture
+def prefix(redis_url: str) -> str:
+    return f"test-fanout-{uuid.uuid4().hex[:8]}"
+
+
+def process(redis_url: str, prefix: str, capacity: int = 100) -> LocalFanoutChannelLayer:
+    """One server process's layer (each has its own inbox in Redis)."""
+    host = {"address": redis_url, "socket_timeout": 30}  # as the site's: longer than a wait
+    return LocalFanoutChannelLayer(hosts=[host], prefix=prefix, capacity=capacity)
+
+
+def inboxes(redis_url: str, prefix: str) -> int:
+    """Messages waiting in Redis in the processes' inboxes (groups aside)."""
+    client = redis.Redis.from_url(redis_url)
+    keys = [k for k in client.keys(f"{prefix}*") if b":group:" not in k]
+    return sum(int(client.zcard(key)) for key in keys)
+
+
+async def listening(layer: LocalFanoutChannelLayer, channel: str) -> asyncio.Task[Any]:
+    """A socket's receive under way, as a consumer's is."""
+    task = asyncio.ensure_future(layer.receive(channel))
+    await asyncio.sleep(0.05)
+    return task
+
+
+async def test_members_here_get_it_straight_and_those_elsewhere_through_redis(
+    redis_url: str, prefix: str
+) -> None:
+    here, elsewhere = process(redis_url, prefix), process(redis_url, prefix)
+    mine = [await here.new_channel(), await here.new_channel()]
+    theirs = await elsewhere.new_channel()
+    for channel in [*mine, theirs]:
+        await here.group_add("table_1", channel)
+    receiving = [await listening(here, channel) for channel in mine]
+    far = await listening(elsewhere, theirs)
+
+    await here.group_send("table_1", {"type": "hand.view", "seq": 1})
+    got = await asyncio.wait_for(asyncio.gather(*receiving, far), TIMEOUT)
+    assert got == [{"type": "hand.view", "seq": 1}] * 3
+    assert inboxes(redis_url, prefix) == 0  # the far one's was read; none was written for ours
+    await here.flush()
+    await here.close_pools()
+    await elsewhere.close_pools()
+
+
+async def test_a_members_messages_here_come_in_order_and_redis_holds_none(
+    redis_url: str, prefix: str
+) -> None:
+    here = process(redis_url, prefix)
+    channel = await here.new_channel()
+    await here.group_add("table_2", channel)
+    first = await listening(here, channel)
+    for seq in range(5):
+        await here.group_send("table_2", {"type": "hand.view", "seq": seq})
+    assert inboxes(redis_url, prefix) == 0
+    got = [await asyncio.wait_for(first, TIMEOUT)]
+    got += [await asyncio.wait_for(here.receive(channel), TIMEOUT) for _ in range(4)]
+    assert [m["seq"] for m in got] == [0, 1, 2, 3, 4]
+    await here.flush()
+    await here.close_pools()
+
+
+async def test_a_send_from_another_loop_goes_through_redis_and_still_arrives(
+    redis_url: str, prefix: str
+) -> None:
+    """A process whose sockets have not received yet (or a send from a loop of its own, as
+    in a Celery task) sends through Redis, and the message still comes."""
+    here = process(redis_url, prefix)
+    channel = await here.new_channel()
+    await here.group_add("table_3", channel)
+    await here.group_send("table_3", {"type": "chat.line", "line": "a"})
+    assert inboxes(redis_url, prefix) == 1
+    got = await asyncio.wait_for(here.receive(channel), TIMEOUT)
+    assert got == {"type": "chat.line", "line": "a"}
+    await here.flush()
+    await here.close_pools()
+
+
+async def test_a_full_inbox_drops_the_oldest_and_left_members_get_nothing(
+    redis_url: str, prefix: str
+) -> None:
+    here = process(redis_url, prefix, capacity=3)
+    channel, gone = await here.new_channel(), await here.new_channel()
+    for member in (channel, gone):
+        await here.group_add("table_4", member)
+    first = await listening(here, channel)
+    await here.group_discard("table_4", gone)
+    await here.group_send("table_4", {"seq": 0})
+    assert (await asyncio.wait_for(first, TIMEOUT))["seq"] == 0
+    for seq in range(1, 6):  # nobody reading: past capacity the oldest go
+        await here.group_send("table_4", {"seq": seq})
+    got = [await asyncio.wait_for(here.receive(channel), TIMEOUT) for _ in range(3)]
+    assert [m["seq"] for m in got] == [3, 4, 5]
+    assert gone not in here.receive_buffer
+    await here.flush()
+    await here.close_pools()
