@@ -39,6 +39,16 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
 
     reader: asyncio.Task[None] | None = None
     reader_loop: asyncio.AbstractEventLoop | None = None
+    # redis-py can swallow the cancellation of a blocking read (a known race of its asyncio
+    # client): the reader checks for one before each read, so a short wait bounds how long a
+    # cancelled reader (a closing event loop's) lives on.
+    brpop_timeout = 1
+
+    async def _brpop_with_clean(self, index: int, channel: str, timeout: float) -> Any:
+        task = asyncio.current_task()
+        if task is not None and task.cancelling():
+            raise asyncio.CancelledError
+        return await super()._brpop_with_clean(index, channel, timeout)
 
     async def receive(self, channel: str) -> Any:
         if "!" not in channel:
@@ -68,6 +78,9 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
             try:
                 to, message = await self.receive_single(inbox)
             except (RedisError, OSError):
+                task = asyncio.current_task()
+                if task is not None and task.cancelling():
+                    raise asyncio.CancelledError from None  # redis-py may turn it into its own
                 # Redis restarting: the messages sent meanwhile are lost (each socket sees the
                 # gap in its next view or pong, docs/PROTOCOL.md); read again once it is back.
                 logger.warning("channel layer: Redis unreachable, reading again in 1 s")
