@@ -162,8 +162,9 @@ def hand_changed(table_id: int, message: dict[str, Any]) -> None:
     The table's position (``games.positions``) is set first: if the group send then fails,
     the pings already tell every client it is behind.
 
-    One group send is four Redis round trips whatever the audience, and channels-redis packs
-    it once per daphne process: a group per seat cost four times that for every move. The
+    One group send asks Redis who is in the group, hands the message straight to the members in
+    this process and packs one copy per other process (shengji_site/channel_layer.py): a group
+    per seat cost four times that for every move. The
     audience is fixed by the message, from the seats as locked in the transaction: a seat's
     view goes to its occupant only (a socket that is no longer theirs drops it), and
     spectators watching a seat get its view only if its player allowed it at that moment.
