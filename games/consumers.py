@@ -100,6 +100,19 @@ def _session_marks(scope: dict[str, Any]) -> tuple[str | None, str]:
     return session.session_key, str(session.get(HASH_SESSION_KEY) or "")
 
 
+def _visible(
+    presence: selectors.Presence, watchable: list[bool], per_seat: list[str], public: str
+) -> str:
+    """Of a change's parts (a move's view frames, a table change's hand), the one this
+    presence may see: its seat's, the watched seat's when its player allows it, else the
+    public one (as ``selectors.hand_view_for``)."""
+    if presence.seat is not None:
+        return per_seat[presence.seat]
+    if presence.watching is not None and watchable[presence.watching]:
+        return per_seat[presence.watching]
+    return public
+
+
 class SessionEnded(Exception):
     """The session check before a message found the session ended: the message does nothing."""
 
@@ -555,16 +568,11 @@ class TableConsumer(SessionBound):
         presence = self.presence
         if presence is None:
             return None
-        frame: str
-        if presence.seat is not None:
-            if event["occupants"][presence.seat] != getattr(self.user, "pk", None):
-                return None
-            frame = event["frames"][presence.seat]
-        elif presence.watching is not None and event["watchable"][presence.watching]:
-            frame = event["frames"][presence.watching]
-        else:
-            frame = event["public"]
-        return frame
+        if presence.seat is not None and event["occupants"][presence.seat] != getattr(
+            self.user, "pk", None
+        ):
+            return None
+        return _visible(presence, event["watchable"], event["frames"], event["public"])
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         """A table's change: this socket's ``state`` made from the message, with no read of
@@ -609,17 +617,10 @@ class TableConsumer(SessionBound):
 
     @staticmethod
     def _hand_to_show(change: dict[str, Any], presence: selectors.Presence) -> str:
-        """The hand part this presence may see: its seat's view, the watched seat's when its
-        player allows it, else the public one (as ``selectors.hand_view_for``)."""
         hands: list[str] = change["hands"]
         if not hands:
             return "null"
-        if presence.seat is not None:
-            return hands[presence.seat]
-        watching = presence.watching
-        if watching is not None and change["watchable"][watching]:
-            return hands[watching]
-        return hands[-1]
+        return _visible(presence, change["watchable"], hands[:-1], hands[-1])
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         if not self.ended:

@@ -436,12 +436,6 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
             "practice_text": rules_words.practice_words(),
         },
         "grace_s": settings.SHENGJI_DISCONNECT_GRACE_S,
-        "timing": {
-            "play_s": table.play_seconds,
-            "bury_s": table.bury_seconds,
-            "bid_window_s": table.bid_window_seconds,
-            "deal_interval_ms": table.deal_interval_ms,
-        },
         "me": {
             "logged_in": user.is_authenticated,
             "username": user.get_username() if user.is_authenticated else None,

@@ -31,6 +31,13 @@ from redis.exceptions import RedisError
 logger = logging.getLogger(__name__)
 
 
+def _raise_if_cancelled() -> None:
+    """Raise the cancellation asked of the running task, should a call have swallowed it."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
+
+
 class LocalFanoutChannelLayer(RedisChannelLayer):
     """One reader per process takes its inbox off Redis and sorts the messages into each
     socket's queue; a group send puts a message for a socket of this process into its queue
@@ -45,9 +52,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
     brpop_timeout = 1
 
     async def _brpop_with_clean(self, index: int, channel: str, timeout: float) -> Any:
-        task = asyncio.current_task()
-        if task is not None and task.cancelling():
-            raise asyncio.CancelledError
+        _raise_if_cancelled()
         return await super()._brpop_with_clean(index, channel, timeout)
 
     async def receive(self, channel: str) -> Any:
@@ -78,9 +83,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
             try:
                 to, message = await self.receive_single(inbox)
             except (RedisError, OSError):
-                task = asyncio.current_task()
-                if task is not None and task.cancelling():
-                    raise asyncio.CancelledError from None  # redis-py may turn it into its own
+                _raise_if_cancelled()  # redis-py may have turned the cancellation into its own
                 # Redis restarting: the messages sent meanwhile are lost (each socket sees the
                 # gap in its next view or pong, docs/PROTOCOL.md); read again once it is back.
                 logger.warning("channel layer: Redis unreachable, reading again in 1 s")
@@ -110,7 +113,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
                 self.receive_buffer[channel].put_nowait(delivered)
         remote = [channel for channel in members if channel not in local]
         if remote:
-            await self._send_through_redis(group, remote, message)
+            await self._send_through_redis(remote, message)
 
     async def _members(self, group: str) -> list[str]:
         """The group's channels, those past ``group_expiry`` dropped, in one round trip."""
@@ -121,9 +124,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         _dropped, names = await pipe.execute()
         return [name.decode("utf8") for name in names]
 
-    async def _send_through_redis(
-        self, group: str, channels: list[str], message: dict[str, Any]
-    ) -> None:
+    async def _send_through_redis(self, channels: list[str], message: dict[str, Any]) -> None:
         """To these members as channels-redis sends a group message: one copy per receiving
         process, in its inbox (a sorted set scored by time), unless the inbox is full; the
         inbox's expired messages dropped first. One round trip per Redis shard."""

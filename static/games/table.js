@@ -342,8 +342,7 @@ function onView(frame) {
   game.hand.seq = frame.seq;
   game.hand.view = frame.view;
   if (frame.view.phase === "finished") game.hand.status = "finished";
-  if (frame.deadline !== undefined) takeDeadline(frame.deadline, frame.view);
-  else estimateDeadline(before, frame.view);
+  takeDeadline(frame.deadline, frame.view);
   afterViewChange(before, frame.view);
   renderAll();
 }
@@ -403,22 +402,6 @@ function stillHeld(picked, hand) {
 function takeDeadline(deadline, view) {
   game.hand.deadline = deadline;
   game.deadlineAt = deadline && view.phase !== "finished" ? Date.parse(deadline) : null;
-}
-
-/** The deadline from the rules, for a view that came without the server's. */
-function estimateDeadline(before, after) {
-  const timing = config.timing;
-  const now = Date.now();
-  if (after.phase === "finished") {
-    game.deadlineAt = null;
-  } else if (after.phase === "dealing") {
-    game.deadlineAt = now + (100 - after.drawn) * timing.deal_interval_ms + timing.bid_window_s * 1000;
-  } else if (after.phase === "bidding") {
-    if (!before || before.phase !== "bidding") game.deadlineAt = now + timing.bid_window_s * 1000;
-  } else if (turnKey(before) !== turnKey(after)) {
-    const limit = after.phase === "burying" ? timing.bury_s : game.table ? game.table.play_seconds : timing.play_s;
-    game.deadlineAt = now + limit * 1000;
-  }
 }
 
 // --- checks: ask the server before offering an action ----------------------------------------------
