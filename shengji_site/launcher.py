@@ -126,6 +126,7 @@ def asgi_command(server: str, host: str, port: int) -> list[str]:
     X-Forwarded-For address, the client's own words. shengji_site.asgi reads the headers, and
     only from settings.TRUSTED_PROXIES (the TRUSTED_PROXIES variable; none unless set).
 
+    daphne runs as its own command line does, its reactor on uvloop (shengji_site.daphne_uvloop).
     uvicorn runs on uvloop and httptools, with websockets' sans-I/O protocol and without
     permessage-deflate (zlib took 11% of its time in a load run; the site's frames are small),
     without lifespan events (daphne sends none; the site needs none), with its access log on
@@ -135,7 +136,8 @@ def asgi_command(server: str, host: str, port: int) -> list[str]:
     python = sys.executable
     bind = host.strip("[]")
     if server == "daphne":
-        return [python, "-m", "daphne", "-b", bind, "-p", str(port), ASGI_APPLICATION]
+        daphne = [python, "-m", "shengji_site.daphne_uvloop"]  # daphne's own CLI, on uvloop
+        return [*daphne, "-b", bind, "-p", str(port), ASGI_APPLICATION]
     if server == "uvicorn":
         return [
             python,

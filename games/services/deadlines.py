@@ -5,9 +5,10 @@ sweeper). A hand a deadline ended is then wrapped up."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 from datetime import datetime, timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from games import realtime
@@ -37,7 +38,12 @@ def hand_advance(*, hand_id: int, seq: int, due: str | None = None) -> bool:
 
 def deadline_run(*, hand_id: int, seq: int, due: str | None = None) -> DeadlineRun:
     """A deadline task of (hand, seq) has come (``_deadline_run``); a hand it ended is then
-    wrapped up."""
+    wrapped up. The common case, the hand's timer finding the deadline moved on by the
+    players' moves, costs one statement (``_rearm_moved_on``)."""
+    if due is not None:
+        rearmed = _rearm_moved_on(hand_id, seq, datetime.fromisoformat(due))
+        if rearmed is not None:
+            return rearmed
     run, hand = _deadline_run(hand_id=hand_id, seq=seq, due=due)
     if hand is not None:
         wrapped_up(hand)
@@ -76,6 +82,35 @@ def _deadline_run(
     acted_at = hand.seq
     _advance(hand, now)
     return DeadlineRun("moved", acted_at), hand
+
+
+@functools.cache
+def _rearm_statement() -> str:
+    return f"""
+        UPDATE {connection.ops.quote_name(Hand._meta.db_table)}
+        SET timer_seq = seq, timer_at = deadline
+        WHERE id = %(hand)s AND status = %(playing)s AND timer_seq = %(seq)s
+            AND timer_at = %(due)s AND deadline > clock_timestamp()
+        RETURNING seq, deadline
+    """
+
+
+def _rearm_moved_on(hand_id: int, seq: int, due: datetime) -> DeadlineRun | None:
+    """The hand's timer task (sent at ``seq`` for ``due``) finds the deadline not yet come:
+    it becomes the timer of the hand as it is now and sends itself again for its deadline,
+    in one statement that takes no lock but the hand row's and reads nothing else. None when
+    the hand is not so (its deadline has come, or the task is no longer its timer): the
+    locking path decides then (``_deadline_run``). The row's lock makes it a compare-and-set
+    against a move committing meanwhile, as the locking path's is."""
+    params = {"hand": hand_id, "playing": Hand.Status.PLAYING, "seq": seq, "due": due}
+    with connection.cursor() as cursor:  # a statement of its own: committed when it returns
+        cursor.execute(_rearm_statement(), params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    now_seq, deadline = row
+    transaction.on_commit(lambda: realtime.schedule_deadline(hand_id, now_seq, deadline))
+    return DeadlineRun("rearmed", now_seq)
 
 
 def _rearm(hand: Hand) -> DeadlineRun:

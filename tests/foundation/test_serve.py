@@ -240,7 +240,7 @@ def test_serve_commands_name_the_asgi_process_after_its_server() -> None:
     uvicorn = launcher.child_commands(launcher.ServeOptions(port=8123, server="uvicorn"))
     assert list(daphne) == ["daphne", "celery worker", "celery beat"]
     assert list(uvicorn) == ["uvicorn", "celery worker", "celery beat"]
-    assert daphne["daphne"][1:3] == ["-m", "daphne"]
+    assert daphne["daphne"][1:3] == ["-m", "shengji_site.daphne_uvloop"]
     command = uvicorn["uvicorn"]
     assert command[1:3] == ["-m", "uvicorn"] and command[-1] == "shengji_site.asgi:application"
     pairs = dict(itertools.pairwise(command))
@@ -250,3 +250,38 @@ def test_serve_commands_name_the_asgi_process_after_its_server() -> None:
     assert launcher.asgi_command("uvicorn", "[::1]", 9)[3:5] == ["--host", "::1"]
     with pytest.raises(ValueError, match="no ASGI server 'gunicorn'"):
         launcher.asgi_command("gunicorn", "127.0.0.1", 8000)
+
+
+DAPHNE_LOOP_PROBE = """
+from shengji_site import daphne_uvloop
+daphne_uvloop.use_loop(daphne_uvloop.chosen_loop())
+import daphne.server  # makes the reactor's loop, as daphne's command line does
+from twisted.internet import reactor
+print(type(reactor).__name__, type(reactor._asyncioEventloop).__module__)
+"""
+
+
+@pytest.mark.parametrize(("setting", "loop_module"), [(None, "uvloop"), ("asyncio", "asyncio")])
+def test_daphne_runs_its_reactor_on_uvloop_unless_told_otherwise(
+    setting: str | None, loop_module: str
+) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "SHENGJI_DAPHNE_LOOP"}
+    if setting is not None:
+        env["SHENGJI_DAPHNE_LOOP"] = setting
+    probe = subprocess.run(
+        [sys.executable, "-c", DAPHNE_LOOP_PROBE], env=env, capture_output=True, text=True,
+        timeout=60, check=True,
+    )  # fmt: skip
+    reactor, module = probe.stdout.split()
+    assert reactor == "AsyncioSelectorReactor"
+    assert module.split(".")[0] == loop_module
+
+
+def test_an_unknown_daphne_loop_is_refused_by_name() -> None:
+    env = {**os.environ, "SHENGJI_DAPHNE_LOOP": "tokio"}
+    probe = subprocess.run(
+        [sys.executable, "-m", "shengji_site.daphne_uvloop", "--help"], env=env,
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert probe.returncode != 0
+    assert "SHENGJI_DAPHNE_LOOP must be one of uvloop, asyncio, not 'tokio'" in probe.stderr

@@ -8,6 +8,8 @@ import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import services
@@ -71,6 +73,41 @@ def test_the_timer_sends_itself_again_when_the_deadline_moved_on() -> None:
     again = services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=due)
     assert again.outcome == "no-op"
     assert (fresh(after).timer_seq, fresh(after).timer_at) == (after.seq, after.deadline)
+
+
+@pytest.mark.django_db
+def test_the_timer_sends_itself_again_in_one_statement() -> None:
+    hand, users = a_burying_hand()
+    timer_seq = hand.seq
+    move(hand, users)
+    due = due_now(hand)
+    with CaptureQueriesContext(connection) as queries:
+        run = services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=due)
+    assert run.outcome == "rearmed"
+    assert [q["sql"].split()[0] for q in queries.captured_queries] == ["UPDATE"]
+
+
+@pytest.mark.django_db
+def test_a_timer_that_comes_early_sends_itself_again_for_the_same_deadline() -> None:
+    hand, _users = a_burying_hand()
+    assert hand.deadline is not None and hand.deadline > services.db_now()
+    run = services.deadline_run(hand_id=hand.pk, seq=hand.seq, due=hand.deadline.isoformat())
+    after = fresh(hand)
+    assert run == services.DeadlineRun("rearmed", hand.seq)
+    assert (after.seq, after.timer_seq, after.timer_at) == (hand.seq, hand.seq, hand.deadline)
+    assert not Action.objects.filter(hand=hand, auto=True).exists()
+
+
+@pytest.mark.django_db
+def test_a_timer_task_for_another_due_time_does_not_send_itself_again() -> None:
+    hand, users = a_burying_hand()
+    timer_seq = hand.seq
+    move(hand, users)
+    due_now(hand)
+    other = (services.db_now() - timedelta(seconds=5)).isoformat()  # a lost task's, resent
+    run = services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=other)
+    assert run.outcome == "no-op"
+    assert fresh(hand).timer_seq == timer_seq  # the timer in flight is still the one
 
 
 @pytest.mark.django_db
