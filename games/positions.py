@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
+from typing import Any
 
 import redis
 from django.conf import settings
@@ -87,6 +88,15 @@ def position_set(table_id: int, position: Position) -> None:
         )
     except redis.RedisError:
         logger.warning("position of table %s not kept: Redis unreachable", table_id)
+
+
+def position_set_command(table_id: int, position: Position) -> tuple[Any, ...]:
+    """``position_set`` as one Redis command's arguments, for a caller that sends it in a
+    round trip of its own making (``realtime.hand_changed_async``: with the group send). The
+    script goes by its text: Redis compiles it once and keeps it, and a Redis that restarted
+    needs nothing loaded first."""
+    hand, seq = position
+    return ("EVAL", _SET_SCRIPT, 1, _key(table_id), hand, seq, _ttl_ms())
 
 
 def position_forget(table_id: int) -> None:

@@ -20,6 +20,7 @@ import orjson
 from asgiref.sync import async_to_sync
 from celery import current_app
 from channels.layers import get_channel_layer
+from django.conf import settings
 from kombu.exceptions import OperationalError as KombuOperationalError
 from redis.exceptions import RedisError
 
@@ -78,16 +79,31 @@ def _send_all(sends: list[tuple[str, dict[str, Any]]]) -> None:
 
 async def hand_changed_async(table_id: int, message: dict[str, Any]) -> None:
     """``hand_changed`` from code already on the event loop (the optimistic move), with the
-    change's ``hand_view_message``: no thread hop (the position is one short Redis call made
-    from the loop)."""
-    positions.position_set(table_id, (message["hand"], message["seq"]))
+    change's ``hand_view_message``: no thread hop. The site's channel layer sets the table's
+    position in the same round trip to Redis as it asks for the group's members, ahead of
+    them (``group_send_after``); another layer, or one on another Redis, takes a call of its
+    own for it first."""
+    position = (message["hand"], message["seq"])
     layer = get_channel_layer()
+    group = table_group(table_id)
+    merged = layer is not None and _sends_with_position(layer)
+    if not merged:
+        positions.position_set(table_id, position)
     if layer is None:
         return
     try:
-        await layer.group_send(table_group(table_id), message)
+        if merged:
+            first = positions.position_set_command(table_id, position)
+            await layer.group_send_after(group, message, first=first)
+        else:
+            await layer.group_send(group, message)
     except SEND_FAILURES:
         logger.warning("frames to table %s lost: Redis unreachable", table_id)
+
+
+def _sends_with_position(layer: Any) -> bool:
+    shares = getattr(layer, "shares_redis", None)
+    return shares is not None and bool(shares(settings.REDIS_URL))
 
 
 async def _listened(layer: Any, groups: list[str]) -> list[bool]:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
@@ -103,8 +104,18 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         return "!" in channel and self.non_local_name(channel) == f"specific.{self.client_prefix}!"
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
+        await self.group_send_after(group, message)
+
+    async def group_send_after(
+        self, group: str, message: dict[str, Any], *, first: Sequence[Any] = ()
+    ) -> None:
+        """``group_send``, with one command of the caller's run first in the same round trip
+        to Redis as the group's members are asked for (``first``: a command's arguments, as
+        ``execute_command`` takes them, on the group's shard). Its reply is not read, and its
+        error is logged, not raised; should Redis be unreachable, neither it nor the send is
+        done (the caller's error, as for ``group_send``)."""
         assert self.require_valid_group_name(group), "Group name not valid"
-        members = await self._members(group)
+        members = await self._members(group, first)
         here = self.reader is not None and asyncio.get_running_loop() is self.reader_loop
         local = [channel for channel in members if here and self._ours(channel)]
         if local:
@@ -115,14 +126,29 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         if remote:
             await self._send_through_redis(remote, message)
 
-    async def _members(self, group: str) -> list[str]:
-        """The group's channels, those past ``group_expiry`` dropped, in one round trip."""
+    async def _members(self, group: str, first: Sequence[Any] = ()) -> list[str]:
+        """The group's channels, those past ``group_expiry`` dropped, in one round trip (after
+        the command ``first``, if any)."""
         key = self._group_key(group)
         pipe = self.connection(self.consistent_hash(group)).pipeline(transaction=False)
+        if first:
+            pipe.execute_command(*first)
         pipe.zremrangebyscore(key, min=0, max=int(time.time()) - self.group_expiry)
         pipe.zrange(key, 0, -1)
-        _dropped, names = await pipe.execute()
+        replies = await pipe.execute(raise_on_error=False)
+        if first and isinstance(replies[0], Exception):  # the send does not depend on it
+            logger.warning("channel layer: a command sent with a group send failed: %s", replies[0])
+        dropped, names = replies[-2:]
+        for reply in (dropped, names):
+            if isinstance(reply, Exception):
+                raise reply
         return [name.decode("utf8") for name in names]
+
+    def shares_redis(self, url: str) -> bool:
+        """Whether every group of this layer lives in the Redis at ``url`` (one shard, that
+        address): a command sent with a group send then reaches the same data."""
+        addresses = [host.get("address") for host in self.hosts]
+        return addresses == [url]
 
     async def _send_through_redis(self, channels: list[str], message: dict[str, Any]) -> None:
         """To these members as channels-redis sends a group message: one copy per receiving

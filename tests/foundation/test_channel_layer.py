@@ -112,3 +112,33 @@ async def test_a_full_inbox_drops_the_oldest_and_left_members_get_nothing(
     assert gone not in here.receive_buffer
     await here.flush()
     await here.close_pools()
+
+
+async def test_a_command_sent_with_a_group_send_runs_first_in_the_same_trip(
+    redis_url: str, prefix: str
+) -> None:
+    here = process(redis_url, prefix)
+    mine = await here.new_channel()
+    await here.group_add("table_2", mine)
+    receiving = await listening(here, mine)
+    key = f"{prefix}:first"
+    await here.group_send_after("table_2", {"type": "hand.view", "seq": 2}, first=("SET", key, "7"))
+    assert await asyncio.wait_for(receiving, TIMEOUT) == {"type": "hand.view", "seq": 2}
+    assert redis.Redis.from_url(redis_url).get(key) == b"7"
+    assert here.shares_redis(redis_url) and not here.shares_redis("redis://elsewhere:6379/0")
+    await here.flush()
+    await here.close_pools()
+
+
+async def test_a_failing_command_sent_with_a_group_send_does_not_stop_the_send(
+    redis_url: str, prefix: str
+) -> None:
+    here = process(redis_url, prefix)
+    mine = await here.new_channel()
+    await here.group_add("table_3", mine)
+    receiving = await listening(here, mine)
+    broken = ("EVAL", "return redis.call('NOSUCHCOMMAND')", 0)
+    await here.group_send_after("table_3", {"type": "hand.view", "seq": 3}, first=broken)
+    assert await asyncio.wait_for(receiving, TIMEOUT) == {"type": "hand.view", "seq": 3}
+    await here.flush()
+    await here.close_pools()

@@ -19,7 +19,7 @@ from django.conf import settings
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from games import positions, services
+from games import positions, realtime, services
 from games.consumers import GAP_WAIT_S
 from games.models import Hand, SeatConnection
 from games.realtime import hand_view_message, table_group
@@ -115,6 +115,19 @@ def test_a_table_without_a_hand_has_no_position_and_a_void_hand_is_forgotten() -
     assert ping_queries(table.pk, positions.NO_HAND)[0] == (hand.pk, 0)
     services.table_close(table_id=table.pk, actor=users[0], reason="test")
     assert ping_queries(table.pk, positions.NO_HAND) == (None, 1)
+
+
+async def test_the_optimistic_moves_publish_sets_the_position_in_the_group_sends_trip() -> None:
+    table_id, hand_id, users = await database_sync_to_async(a_table_with_a_hand)()
+    layer = get_channel_layer()
+    assert layer.shares_redis(settings.REDIS_URL)  # the site's layer: one trip for both
+    occupants: list[int | None] = [u.pk for u in users]
+    await realtime.hand_changed_async(table_id, view_message(hand_id, 9, 8, occupants))
+    assert await database_sync_to_async(positions.table_position)(table_id) == (hand_id, 9)
+    assert 0 < position_key_ttl_ms(table_id) <= settings.SHENGJI_POSITION_TTL_S * 1000
+    # A publish of an older position that arrives late does not take the key back.
+    await realtime.hand_changed_async(table_id, view_message(hand_id, 8, 7, occupants))
+    assert await database_sync_to_async(positions.table_position)(table_id) == (hand_id, 9)
 
 
 # --- on a socket -----------------------------------------------------------------------------
