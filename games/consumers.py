@@ -257,11 +257,13 @@ class TableConsumer(SessionBound):
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
-        presence = await self._presence()
-        session = self.scope.get("session")  # an unlisted table: only those who may see it
-        if presence is None or not await self._db(
-            selectors.table_visible, table_id=self.table_id, user=self.user, session=session
-        ):
+        presence = await self._db(
+            selectors.presence_if_visible,
+            table_id=self.table_id,
+            user=self.user,
+            session=self.scope.get("session"),  # an unlisted table: only those who may see it
+        )
+        if presence is None:
             await self.close(code=4404)
             return
         await self.accept()

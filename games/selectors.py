@@ -323,6 +323,21 @@ def table_visible(*, table_id: int, user: User, session: SessionBase | None) -> 
     return table is not None and table_visible_to(table, user, session)
 
 
+def presence_if_visible(
+    *, table_id: int, user: User, session: SessionBase | None, watching: int | None = None
+) -> Presence | None:
+    """A socket's presence at the table as it opens (``presence_get``), None when there is no
+    such table or ``user`` may not see it (``table_visible_to``): one read of the table for
+    both."""
+    table = Table.objects.filter(pk=table_id).first()
+    if table is None or not table_visible_to(table, user, session):
+        return None
+    seat = None
+    if user.is_authenticated:
+        seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
+    return Presence(table_id, seat, None if seat is not None else watching)
+
+
 def table_by_invite(*, invite_code: str) -> Table | None:
     """The open unlisted table this invite code opens, if any."""
     if not invite_code:

@@ -3,6 +3,8 @@ few seat and table writes that several concerns make. Imports no other module of
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -175,6 +177,49 @@ def free_seat(seat: Seat) -> None:
     SeatConnection.objects.filter(seat=seat).delete()
 
 
+class _TableChangeReads:
+    """A process's reads of table changes, one at a time per table: a change committed while
+    its table's change is being read and sent by another thread leaves the send to that
+    thread, which reads once more when it is done (its read may have begun before the
+    commit). However many changes come in a burst (a table's four sockets connecting and
+    pressing ready at once), a table is read at most twice for them, not once each, and each
+    socket builds its ``state`` as often; every change still reaches every socket, in a
+    message read after its commit."""
+
+    def __init__(self, send: Callable[[int], None]) -> None:
+        self.send = send  # reads the table's change and sends it
+        self.lock = threading.Lock()
+        self.reading: set[int] = set()
+        self.again: set[int] = set()
+
+    def publish(self, table_id: int) -> None:
+        with self.lock:
+            if table_id in self.reading:
+                self.again.add(table_id)
+                return
+            self.reading.add(table_id)
+        try:
+            while True:
+                self.send(table_id)
+                with self.lock:
+                    if table_id not in self.again:
+                        self.reading.discard(table_id)
+                        return
+                    self.again.discard(table_id)
+        except BaseException:
+            with self.lock:
+                self.reading.discard(table_id)
+                self.again.discard(table_id)
+            raise
+
+
+def _send_table_change(table_id: int) -> None:
+    realtime.table_changed(table_id, selectors.table_change(table_id=table_id))
+
+
+_table_change_reads = _TableChangeReads(_send_table_change)
+
+
 class _TableChangePublish:
     """The on-commit send of a table's change (one per table per transaction, however many
     changes it made: the message is read after the commit and holds them all)."""
@@ -183,7 +228,7 @@ class _TableChangePublish:
         self.table_id = table_id
 
     def __call__(self) -> None:
-        realtime.table_changed(self.table_id, selectors.table_change(table_id=self.table_id))
+        _table_change_reads.publish(self.table_id)
 
 
 def table_changed(table: Table, line: SystemLine | None) -> None:

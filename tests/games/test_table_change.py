@@ -230,3 +230,44 @@ async def test_a_socket_opening_as_the_table_changes_is_sent_the_change_after_it
     revs = [f["table"]["rev"] for f in await frames_until_quiet(socket) if f["type"] == "state"]
     assert revs == [before, before + 1]  # the read made before the change, then the change
     await socket.disconnect()
+
+
+def test_changes_committed_while_their_table_is_read_make_one_more_read_not_one_each() -> None:
+    reading, release = threading.Event(), threading.Event()
+    sent: list[int] = []
+
+    def send(table_id: int) -> None:  # a read that takes as long as the test says
+        sent.append(table_id)
+        if len(sent) == 1:
+            reading.set()
+            assert release.wait(TIMEOUT)
+
+    reads = _common._TableChangeReads(send)
+    first = threading.Thread(target=reads.publish, args=(7,))
+    first.start()
+    assert reading.wait(TIMEOUT)
+    for _ in range(3):  # three commits while the first read runs: they return at once
+        reads.publish(7)
+    reads.publish(8)  # another table is read on its own, meanwhile
+    assert sent == [7, 8]
+    release.set()
+    first.join(TIMEOUT)
+    assert sent == [7, 8, 7]  # the reader read once more, after them all
+    reads.publish(7)  # nothing in flight now: read at once
+    assert sent == [7, 8, 7, 7]
+    assert reads.reading == set() and reads.again == set()
+
+
+def test_a_read_that_fails_leaves_the_table_to_the_next_change() -> None:
+    calls: list[int] = []
+
+    def send(table_id: int) -> None:
+        calls.append(table_id)
+        if len(calls) == 1:
+            raise RuntimeError("the database went away")
+
+    reads = _common._TableChangeReads(send)
+    with pytest.raises(RuntimeError):
+        reads.publish(3)
+    reads.publish(3)  # not stuck as "being read"
+    assert calls == [3, 3]
