@@ -39,12 +39,14 @@ class Presence:
 
 def presence_get(*, table_id: int, user: User, watching: int | None = None) -> Presence | None:
     table = Table.objects.filter(pk=table_id).first()
-    if table is None:
-        return None
+    return None if table is None else _presence_at(table, user, watching)
+
+
+def _presence_at(table: Table, user: User, watching: int | None) -> Presence:
     seat = None
     if user.is_authenticated:
         seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
-    return Presence(table_id, seat, None if seat is not None else watching)
+    return Presence(table.pk, seat, None if seat is not None else watching)
 
 
 def seat_of(*, table_id: int, user: User) -> int | None:
@@ -332,10 +334,7 @@ def presence_if_visible(
     table = Table.objects.filter(pk=table_id).first()
     if table is None or not table_visible_to(table, user, session):
         return None
-    seat = None
-    if user.is_authenticated:
-        seat = Seat.objects.filter(table=table, user=user).values_list("index", flat=True).first()
-    return Presence(table_id, seat, None if seat is not None else watching)
+    return _presence_at(table, user, watching)
 
 
 def table_by_invite(*, invite_code: str) -> Table | None:
