@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.db import connection, transaction
 from django.db.models import Q, QuerySet
@@ -102,7 +103,12 @@ def _rearm_moved_on(hand_id: int, seq: int, due: datetime) -> DeadlineRun | None
     the hand is not so (its deadline has come, or the task is no longer its timer): the
     locking path decides then (``_deadline_run``). The row's lock makes it a compare-and-set
     against a move committing meanwhile, as the locking path's is."""
-    params = {"hand": hand_id, "playing": Hand.Status.PLAYING, "seq": seq, "due": due}
+    params: dict[str, Any] = {
+        "hand": hand_id,
+        "playing": Hand.Status.PLAYING,
+        "seq": seq,
+        "due": due,
+    }
     with connection.cursor() as cursor:  # a statement of its own: committed when it returns
         cursor.execute(_rearm_statement(), params)
         row = cursor.fetchone()
