@@ -217,7 +217,8 @@ def test_serve_with_uvicorn_serves_pages_and_sockets_and_stops_cleanly(site: Sit
     flags = " ".join(server.cmdline())
     for flag in ("--loop uvloop", "--http httptools", "--ws-per-message-deflate false"):
         assert flag in flags
-    assert not any("-m daphne" in " ".join(c.cmdline()) for c in server.parent().children())
+    daphne = "-m shengji_site.daphne_uvloop"
+    assert not any(daphne in " ".join(c.cmdline()) for c in server.parent().children())
     home = urllib.request.Request(site.url + "/", headers={"Accept-Language": "zh-CN"})
     with urllib.request.urlopen(home, timeout=5) as response:
         assert response.status == 200

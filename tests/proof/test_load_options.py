@@ -51,7 +51,8 @@ def test_the_site_starts_and_finds_its_asgi_processes_by_the_servers_name(
     assert [site.asgi_name(i) for i in range(2)] == [f"{server}0", f"{server}1"]
     assert site.asgi_index(f"{server}1") == 1 and site.asgi_index("worker") is None
     command = site._command(f"{server}1")
-    assert command[1:3] == ["-m", server] and str(site.http_ports[1]) in command
+    module = {"daphne": "shengji_site.daphne_uvloop", "uvicorn": "uvicorn"}[server]
+    assert command[1:3] == ["-m", module] and str(site.http_ports[1]) in command
     with pytest.raises(ValueError):
         site._command("gunicorn0")
 
