@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 from proof.cpu import CpuMeter, asgi_pids, server_pids  # noqa: E402
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
-from proof.load.report import format_table, report  # noqa: E402
+from proof.load.report import format_table, report, steady_play  # noqa: E402
 from proof.profile import Profiler  # noqa: E402
 from shengji_site.launcher import ASGI_SERVERS  # noqa: E402
 
@@ -169,7 +169,7 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
 
     game = run_phase(game_jobs, options.procs, game_starts)
     game_cpu = meter.stop()
-    result = report(options, echo, echo_cpu, game, game_cpu)
+    result = report(options, echo, echo_cpu, game, game_cpu, steady_play(game, meter.between))
     if profiler is not None:
         result["profile"] = {"process": profiled, "layers": profiler.stop()}
     return result

@@ -5,9 +5,11 @@ the CPU of named server processes, each with its children, and of the whole mach
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import os
 import resource
+import threading
 import time
 from typing import Any
 
@@ -61,19 +63,53 @@ class CpuMeter:
     """CPU seconds of named server processes (each with its children, living and reaped) and
     of the whole machine, between ``start()`` and ``stop()``. An ASGI process (``daphne0``,
     ``uvicorn1``: ``is_asgi``) is also measured apart for its main thread (its event loop,
-    without its database threads), as ``daphne0 loop``, ``uvicorn1 loop``."""
+    without its database threads), as ``daphne0 loop``, ``uvicorn1 loop``.
 
-    def __init__(self, pids: dict[str, int]) -> None:
+    Meanwhile a thread samples the processes every ``every`` seconds (the ``timeline``), so
+    that ``between`` can tell the CPU of any stretch of the run: the steady play, say, with
+    no hand starting or ending in it."""
+
+    def __init__(self, pids: dict[str, int], every: float = 0.5) -> None:
         self.processes = {name: psutil.Process(pid) for name, pid in pids.items()}
+        self.every = every
+        self.timeline: list[tuple[float, dict[str, float]]] = []
+        self._stopping = threading.Event()
+        self._sampler: threading.Thread | None = None
 
     def start(self) -> None:
         self.before = self._sample()
         self.machine_before = psutil.cpu_times()
         self.started = time.monotonic()
+        self.timeline = [(self.started, self.before)]
+        self._stopping.clear()
+        self._sampler = threading.Thread(target=self._sample_every, daemon=True)
+        self._sampler.start()
+
+    def _sample_every(self) -> None:
+        while not self._stopping.wait(self.every):
+            before = time.monotonic()
+            sample = self._sample()
+            self.timeline.append(((before + time.monotonic()) / 2, sample))
+
+    def between(self, start: float, end: float) -> dict[str, float]:
+        """CPU seconds of each process from ``start`` to ``end`` (``time.monotonic()``
+        times within the run), each end read off the timeline between its two samples."""
+        return {name: self._at(end, name) - self._at(start, name) for name in self.timeline[0][1]}
+
+    def _at(self, moment: float, name: str) -> float:
+        times = [at for at, _ in self.timeline]
+        index = min(max(bisect.bisect_right(times, moment), 1), len(times) - 1)
+        (t0, s0), (t1, s1) = self.timeline[index - 1], self.timeline[index]
+        share = 0.0 if t1 == t0 else min(max((moment - t0) / (t1 - t0), 0.0), 1.0)
+        return s0[name] + share * (s1[name] - s0[name])
 
     def stop(self) -> dict[str, Any]:
+        self._stopping.set()
+        if self._sampler is not None:
+            self._sampler.join()
         wall = time.monotonic() - self.started
         after = self._sample()
+        self.timeline.append((time.monotonic(), after))
         machine = psutil.cpu_times()
         busy = sum(_busy(machine)) - sum(_busy(self.machine_before))
         percent = {name: round(100 * (after[name] - self.before[name]) / wall, 1) for name in after}

@@ -103,7 +103,10 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
     errors: list[str] = []
     bid_races = 0
     spans: list[float] = []
+    action_times: list[float] = []
+    plays: list[list[float]] = []
     for clients in tables:
+        plays.append(first_hand_plays(clients))
         seen = [arrivals(c) for c in clients]
         ends = finished_seqs(clients[0])
         for client in clients:
@@ -119,6 +122,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
                 ended = sent.hand is not None and ends.get(sent.hand) == sent.seq + 1
                 kinds.append("hand_end" if ended else sent.kind)
                 spans += [sent.at, last]
+                action_times.append(sent.at)
             races, refused = split_errors(client, bids)
             bid_races += races
             errors += refused
@@ -135,7 +139,28 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
         "hands_finished": sum(min(c.hands_finished for c in clients) for clients in tables),
         "first_at": min(spans, default=None),
         "last_at": max(spans, default=None),
+        "action_times": action_times,
+        "steady": [[min(p), max(p)] for p in plays if p],
     }
+
+
+def first_hand_plays(clients: list[SeatClient]) -> list[float]:
+    """When each play of the table's first hand was sent: between the first and the last the
+    table is in steady play (its hand dealt and buried, not yet ended)."""
+    hands = [s.hand for c in clients for s in c.sent if s.kind == "play" and s.hand is not None]
+    if not hands:
+        return []
+    first = min(hands)
+    return [s.at for c in clients for s in c.sent if s.kind == "play" and s.hand == first]
+
+
+def steady_window(spans: list[list[float]]) -> tuple[float, float] | None:
+    """The stretch in which every table was in steady play (``first_hand_plays``): from the
+    last table's first play to the first table's last; None if there is none."""
+    if not spans:
+        return None
+    start, end = max(first for first, _ in spans), min(last for _, last in spans)
+    return (start, end) if end > start else None
 
 
 def split_errors(client: SeatClient, bids: bool) -> tuple[int, list[str]]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+from proof.load.latency import steady_window
 from proof.load.options import Options
 from proof.stats import ratio, summary_ms
 
@@ -16,9 +18,11 @@ def report(
     echo_cpu: dict[str, Any],
     game: list[dict[str, Any]],
     game_cpu: dict[str, Any],
+    steady: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Every figure of a run, from the client processes' figures of each phase (``echo``,
-    ``game``) and the server CPU measured during each."""
+    ``game``) and the server CPU measured during each; ``steady``: the CPU of the stretch of
+    steady play (``steady_play``), if there was one."""
     latencies = [x for part in game for x in part["latencies"]]
     game_ms = summary_ms(latencies)
     kinds = [k for part in game for k in part["kinds"]]
@@ -81,8 +85,50 @@ def report(
         "server_cpu_ms_per_action": cpu_per_action(game_cpu, actions),
         "server_cpu_ms_per_action_net": cpu_per_action_net(game_cpu, echo_cpu, actions),
         "cpu_echo_alone": echo_cpu,
+        "steady_play": steady_figures(steady, echo_cpu),
         **samples,
     }
+
+
+def steady_play(
+    game: list[dict[str, Any]], cpu_between: Callable[[float, float], dict[str, float]]
+) -> dict[str, Any] | None:
+    """The stretch in which every table was playing (``latency.steady_window``: no hand
+    starting or ending, no socket opening or closing), its moves and the CPU seconds each
+    process spent in it (``cpu_between``: ``CpuMeter.between``). None if no such stretch."""
+    window = steady_window([span for part in game for span in part.get("steady", [])])
+    if window is None:
+        return None
+    start, end = window
+    moves = sum(start <= at <= end for part in game for at in part.get("action_times", []))
+    return {"window_s": end - start, "moves": moves, "cpu_s": cpu_between(start, end)}
+
+
+def steady_figures(steady: dict[str, Any] | None, echo: dict[str, Any]) -> dict[str, Any] | None:
+    """Milliseconds of CPU per move in steady play, for each process, as measured and less the
+    echo phase's rate over the same stretch (as ``cpu_per_action_net``): what a move costs
+    apart from the hands' starts and ends and the sockets' opening and closing."""
+    if steady is None or not steady["moves"]:
+        return None
+    moves, window = steady["moves"], steady["window_s"]
+    idle = echo.get("server_percent_of_one_core", {})
+    per_move = {name: 1000 * cpu / moves for name, cpu in steady["cpu_s"].items()}
+    net = {
+        name: max(0.0, cpu - idle.get(name, 0.0) / 100 * window) * 1000 / moves
+        for name, cpu in steady["cpu_s"].items()
+    }
+    return {
+        "window_s": round(window, 1),
+        "moves": moves,
+        "cpu_ms_per_move": _with_total(per_move),
+        "cpu_ms_per_move_net": _with_total(net),
+    }
+
+
+def _with_total(figures: dict[str, float]) -> dict[str, float]:
+    """Each rounded, and their ``total`` (an event loop's figure is part of its process's)."""
+    total = sum(v for name, v in figures.items() if not name.endswith(" loop"))
+    return {**{name: round(v, 2) for name, v in figures.items()}, "total": round(total, 2)}
 
 
 def cpu_per_action(cpu: dict[str, Any], actions: int) -> dict[str, float]:
@@ -172,6 +218,13 @@ def format_table(result: dict[str, Any]) -> str:
         "server CPU ms per action, less the echo phase's rate (probes, idle):"
         f" {result['server_cpu_ms_per_action_net']}"
     )
+    steady = result.get("steady_play")
+    if steady:
+        lines.append(
+            f"steady play ({steady['window_s']} s with every table mid-hand, {steady['moves']}"
+            f" moves): server CPU ms per move {steady['cpu_ms_per_move']}; less the echo"
+            f" phase's rate: {steady['cpu_ms_per_move_net']}"
+        )
     profile = result.get("profile")
     if profile:
         shares = ", ".join(f"{layer} {share}" for layer, share in profile["layers"].items())

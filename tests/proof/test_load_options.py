@@ -1,11 +1,14 @@
 """The load bench's choice of ASGI server (bench/bench_ws_load.py ``--server``): the flags,
-the site's processes it starts and finds for the CPU figures and ``--profile``, and the
-report that names the server. No site is started here (tests/proof/test_load_smoke.py runs
-one)."""
+the site's processes it starts and finds for the CPU figures and ``--profile``, the report
+that names the server, and the CPU of the steady play apart. No site is started here
+(tests/proof/test_load_smoke.py runs one)."""
 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,8 +17,9 @@ import pytest
 from bench.bench_ws_load import parse
 from proof.cpu import CpuMeter, asgi_pids, is_asgi, server_pids
 from proof.livesite import LiveSite
+from proof.load.latency import steady_window
 from proof.load.options import Options
-from proof.load.report import format_table, report
+from proof.load.report import format_table, report, steady_figures, steady_play
 from proof.profile import layer_of
 
 
@@ -163,3 +167,48 @@ def test_cpu_per_action_net_leaves_out_what_the_echo_phase_cost_per_second() -> 
     # daphne: 10 % of one core over 100 s is 10 s of CPU, over 1000 actions 10 ms each.
     assert net == {"daphne0": 10.0, "daphne0 loop": 7.0, "worker": 0.0, "total": 10.0}
     assert cpu_per_action_net(game, {}, actions=1000) == {}
+
+
+def test_the_cpu_meter_tells_the_cpu_of_a_stretch_of_the_run() -> None:
+    burn = "import time\ntime.sleep(0.5)\nend = time.monotonic() + 0.6\n"
+    burn += "while time.monotonic() < end: pass"  # idle for 0.5 s, then busy for 0.6
+    started = time.monotonic()
+    process = subprocess.Popen([sys.executable, "-c", burn])
+    meter = CpuMeter({"worker": process.pid}, every=0.05)
+    meter.start()
+    process.wait()
+    meter.stop()
+    assert len(meter.timeline) >= 15
+    idle = meter.between(started + 0.2, started + 0.45)["worker"]
+    busy = meter.between(started + 0.65, started + 0.9)["worker"]
+    assert busy > 0.15 and busy > 4 * idle
+
+
+def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
+    assert steady_window([[10.0, 80.0], [14.0, 90.0], [12.0, 70.0]]) == (14.0, 70.0)
+    assert steady_window([[10.0, 20.0], [30.0, 40.0]]) is None
+    game = [
+        {"steady": [[10.0, 80.0]], "action_times": [9.0, 11.0, 50.0, 79.0]},
+        {"steady": [[20.0, 60.0]], "action_times": [21.0, 61.0]},
+    ]
+    asked: list[tuple[float, float]] = []
+
+    def cpu_between(start: float, end: float) -> dict[str, float]:
+        asked.append((start, end))
+        return {"daphne0": 0.4, "daphne0 loop": 0.3, "postgres": 0.2}
+
+    steady = steady_play(game, cpu_between)
+    assert asked == [(20.0, 60.0)]
+    assert steady is not None and steady["moves"] == 2  # 21.0 and 50.0
+    echo = {"server_percent_of_one_core": {"daphne0": 0.5, "postgres": 0.0}}
+    figures = steady_figures(steady, echo)
+    assert figures is not None
+    assert figures["cpu_ms_per_move"] == {
+        "daphne0": 200.0,
+        "daphne0 loop": 150.0,
+        "postgres": 100.0,
+        "total": 300.0,
+    }
+    # the echo phase's rate over the 40 s: 0.2 s of daphne0's 0.4
+    assert figures["cpu_ms_per_move_net"]["daphne0"] == 100.0
+    assert figures["cpu_ms_per_move_net"]["total"] == 200.0
