@@ -9,7 +9,8 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
-from django.db.models import Count, Q
+from django.db import connection
+from django.db.models import Q
 
 from accounts.models import User
 from games.engine import view_for, view_public
@@ -72,6 +73,80 @@ def current_hand_get(*, table_id: int) -> Hand | None:
     )
 
 
+# --- the state's reads, written out ------------------------------------------------------------
+# A table's change and a socket's opening read the table, its seats, its hand and its chat: the
+# ORM's building of these queries cost more CPU than the database's answering of them (a table
+# change took 7 ms of CPU through the ORM; docs/proof/LOAD.md, session 11).
+
+
+def _quoted(model: type[Any]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+_TABLE_READ = f"""
+    SELECT t.*, (SELECT count(*) FROM {_quoted(Match)} m WHERE m.table_id = t.id) AS match_count
+    FROM {_quoted(Table)} t WHERE t.id = %s
+"""
+# The table's current hand (the newest not void) and its match's number at the table.
+_CURRENT_HAND_READ = f"""
+    SELECT h.*, (
+        SELECT count(*) FROM {_quoted(Match)} n WHERE n.table_id = m.table_id AND n.id <= m.id
+    ) AS match_number
+    FROM {_quoted(Hand)} h JOIN {_quoted(Match)} m ON m.id = h.match_id
+    WHERE m.table_id = %s AND h.status <> %s
+    ORDER BY h.id DESC LIMIT 1
+"""
+_SEATS_READ = f"""
+    SELECT s.*, u.username AS user_username, u.display_name AS user_display_name
+    FROM {_quoted(Seat)} s LEFT JOIN {_quoted(User)} u ON u.id = s.user_id
+    WHERE s.table_id = %s ORDER BY s."index"
+"""
+_CHAT_READ = f"""
+    SELECT c.text, c.system, c.code, c.params, c.created_at, u.username, u.display_name
+    FROM {_quoted(ChatLine)} c LEFT JOIN {_quoted(User)} u ON u.id = c.user_id
+    WHERE c.table_id = %s ORDER BY c.id DESC LIMIT %s
+"""
+
+
+@dataclass
+class TableRead:
+    """What a ``state`` frame is made of, as read: the table, its seats (each with its user's
+    names, and its table), its current hand, the table's matches so far and the number of
+    the hand's match among them (0 with no hand)."""
+
+    table: Table
+    seats: list[Seat]
+    hand: Hand | None
+    matches: int
+    hand_match: int
+
+
+def table_read(table_id: int) -> TableRead | None:
+    """The table's ``TableRead`` in three statements (None: no such table). The table's row is
+    read first: its ``rev`` counts the changes the reads after it see at least."""
+    found: list[Any] = list(Table.objects.raw(_TABLE_READ, [table_id]))  # with match_count
+    if not found:
+        return None
+    table = found[0]
+    seats = seat_rows(table_id)
+    for seat in seats:
+        seat.table = table
+    hands: list[Any] = list(Hand.objects.raw(_CURRENT_HAND_READ, [table_id, Hand.Status.VOID]))
+    hand = hands[0] if hands else None
+    hand_match = 0 if hand is None else int(hand.match_number)
+    return TableRead(table, seats, hand, int(table.match_count), hand_match)
+
+
+def seat_rows(table_id: int) -> list[Seat]:
+    """The table's seats in order, each with its user (only their names read) if taken."""
+    seats: list[Any] = list(Seat.objects.raw(_SEATS_READ, [table_id]))  # with the user's names
+    for seat in seats:
+        if seat.user_id is not None:
+            names = [seat.user_id, seat.user_username, seat.user_display_name]
+            seat.user = User.from_db(connection.alias, ["id", "username", "display_name"], names)
+    return seats
+
+
 def match_number(match: Match) -> int:
     """The match's number at its table: 1 for the table's first match (not the site-wide id)."""
     return match_number_of(table_id=match.table_id, match_id=match.pk)
@@ -95,11 +170,7 @@ def away_until(seat: Seat) -> str | None:
 
 
 def seats_list(*, table_id: int) -> list[dict[str, Any]]:
-    return _seat_dicts(_seat_rows(table_id))
-
-
-def _seat_rows(table_id: int) -> list[Seat]:
-    return list(Seat.objects.filter(table_id=table_id).select_related("user").order_by("index"))
+    return _seat_dicts(seat_rows(table_id))
 
 
 def _seat_dicts(seats: list[Seat]) -> list[dict[str, Any]]:
@@ -171,43 +242,46 @@ def _may_watch(presence: Presence, seats: list[Seat] | None) -> bool:
 
 
 def chat_backlog(*, table_id: int) -> list[dict[str, Any]]:
-    lines = ChatLine.objects.filter(table_id=table_id).select_related("user").order_by("-pk")
+    """The table's last ``CHAT_BACKLOG`` lines, oldest first."""
+    with connection.cursor() as cursor:
+        cursor.execute(_CHAT_READ, [table_id, CHAT_BACKLOG])
+        rows = cursor.fetchall()
     return [
         {
-            "user": None if line.user is None else str(line.user),
-            "text": line.text,
-            "system": line.system,
-            "code": line.code,
-            "params": line.params,
-            "at": line.created_at.isoformat(),
+            "user": None if username is None else display_name or username,  # str(user)
+            "text": text,
+            "system": system,
+            "code": code,
+            "params": orjson.loads(params) if isinstance(params, str) else params,
+            "at": created_at.isoformat(),
         }
-        for line in reversed(list(lines[:CHAT_BACKLOG]))
+        for text, system, code, params, created_at, username, display_name in reversed(rows)
     ]
 
 
 def table_state_for(*, presence: Presence) -> dict[str, Any]:
     """Everything a socket needs on connecting: the table, its seats, the hand, the chat."""
-    table = Table.objects.get(pk=presence.table_id)
-    return _state(table, _seat_rows(table.pk), presence)
+    read = table_read(presence.table_id)
+    if read is None:
+        raise Table.DoesNotExist
+    return _state(read, presence)
 
 
-def _state(table: Table, seats: list[Seat], presence: Presence) -> dict[str, Any]:
-    """The ``state`` frame from the table and its seats as read: the hand, the numbering of
-    its match and the chat are three more queries (and the log, when this process does not
-    hold the hand's state already)."""
-    for seat in seats:
-        seat.table = table
-    hand = current_hand_get(table_id=table.pk)
-    matches, hand_match = _match_numbers(table, hand)
+def _state(read: TableRead, presence: Presence) -> dict[str, Any]:
+    """The ``state`` frame from the table as read, and the chat (one more statement; and the
+    log, when this process does not hold the hand's state already)."""
+    hand = read.hand
     return {
         "type": "state",
-        "table": _table_head(table, matches),
-        "seats": _seat_dicts(seats),
+        "table": _table_head(read.table, read.matches),
+        "seats": _seat_dicts(read.seats),
         "you": {"seat": presence.seat, "watching": presence.watching},
         "hand": None
         if hand is None
-        else hand_view_for(hand=hand, presence=presence, seats=seats, match_number=hand_match),
-        "chat": chat_backlog(table_id=table.pk),
+        else hand_view_for(
+            hand=hand, presence=presence, seats=read.seats, match_number=read.hand_match
+        ),
+        "chat": chat_backlog(table_id=read.table.pk),
     }
 
 
@@ -225,21 +299,19 @@ def table_change(*, table_id: int) -> dict[str, Any] | None:
 
     The table's row is read first: its ``rev`` counts the changes this message holds at least
     (the later reads can only see more), so a socket keeps the one of the highest ``rev``."""
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
+    read = table_read(table_id)
+    if read is None:
         return None
-    seats = _seat_rows(table_id)
-    hand = current_hand_get(table_id=table_id)
-    matches, hand_match = _match_numbers(table, hand)
+    table, seats, hand = read.table, read.seats, read.hand
     hands: list[str] = []
     if hand is not None:
         state = load_state(hand)
-        head = _hand_head(hand, hand_match)
+        head = _hand_head(hand, read.hand_match)
         views = [view_for(state, seat) for seat in range(len(seats))] + [view_public(state)]
         hands = [_json({**head, "view": view}) for view in views]
     return {
         "rev": table.rev,
-        "table": _json(_table_head(table, matches)),
+        "table": _json(_table_head(table, read.matches)),
         "seats": _json(_seat_dicts(seats)),
         "chat": _json(chat_backlog(table_id=table_id)),
         "hand": None if hand is None else [hand.pk, hand.seq],
@@ -253,29 +325,20 @@ def _json(value: Any) -> str:
     return orjson.dumps(value).decode()
 
 
-def _match_numbers(table: Table, hand: Hand | None) -> tuple[int, int]:
-    """(the table's matches so far, the number of the hand's match at the table) in one
-    query."""
-    upto = Q(pk__lte=hand.match_id) if hand is not None else Q(pk__lte=0)
-    found = Match.objects.filter(table=table).aggregate(
-        all=Count("pk"), upto=Count("pk", filter=upto)
-    )
-    return int(found["all"]), int(found["upto"])
-
-
 def presence_and_state(
     *, table_id: int, user: User, watching: int | None = None
 ) -> tuple[Presence, dict[str, Any]] | None:
     """A socket's presence and its ``state`` frame in one call (one trip to a database
-    thread); None when the table is gone. Five queries: the table, its seats, the hand, its
-    match's number, the chat."""
-    table = Table.objects.filter(pk=table_id).first()
-    if table is None:
+    thread); None when the table is gone. Four statements: the table, its seats, its hand,
+    the chat."""
+    read = table_read(table_id)
+    if read is None:
         return None
-    seats = _seat_rows(table_id)
-    mine = next((s.index for s in seats if user.is_authenticated and s.user_id == user.pk), None)
+    mine = next(
+        (s.index for s in read.seats if user.is_authenticated and s.user_id == user.pk), None
+    )
     presence = Presence(table_id, mine, None if mine is not None else watching)
-    return presence, _state(table, seats, presence)
+    return presence, _state(read, presence)
 
 
 def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:

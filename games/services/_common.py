@@ -11,7 +11,6 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
 
 from accounts.models import User
 from games import realtime, selectors
@@ -102,6 +101,14 @@ _PLAYING_HAND_LOCK = f"""
     FOR UPDATE OF h
 """
 
+_TABLE_REV_NEXT = f"UPDATE {_quoted(Table)} SET rev = rev + 1 WHERE id = %s"
+_CURRENT_HAND_LOCK = f"""
+    SELECT h.* FROM {_quoted(Hand)} h JOIN {_quoted(Match)} m ON m.id = h.match_id
+    WHERE m.table_id = %s AND h.status = %s
+    ORDER BY h.id DESC LIMIT 1
+    FOR UPDATE OF h
+"""
+
 
 def lock_table(table_id: int) -> Table:
     found = list(Table.objects.raw(_TABLE_LOCK, [table_id]))
@@ -146,8 +153,16 @@ def hand_seats(hand: Hand) -> list[Seat]:
 
 
 def lock_current_hand(table: Table) -> Hand | None:
-    hand = current_hand(table)
-    return None if hand is None else lock_hand(hand.pk)
+    """The locked table's hand in progress, locked (one statement); its match holds only its
+    table until a field is read, as ``lock_playing_hand``'s."""
+    found = list(Hand.objects.raw(_CURRENT_HAND_LOCK, [table.pk, Hand.Status.PLAYING]))
+    if not found:
+        return None
+    hand = found[0]
+    match = Match.from_db(connection.alias, ["id", "table_id"], [hand.match_id, table.pk])
+    match.table = table
+    hand.match = match
+    return hand
 
 
 # --- the table's hand, its seats -------------------------------------------------------------
@@ -241,7 +256,8 @@ def table_changed(table: Table, line: SystemLine | None) -> None:
         )
     if _change_pending(table.pk):
         return
-    Table.objects.filter(pk=table.pk).update(rev=F("rev") + 1)
+    with connection.cursor() as cursor:
+        cursor.execute(_TABLE_REV_NEXT, [table.pk])
     table.rev += 1
     transaction.on_commit(_TableChangePublish(table.pk))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 from datetime import timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -40,6 +41,42 @@ DB_SESSION_ENGINES = (
 )
 
 
+def _quoted(model: type[Any]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+# A socket's opening and closing, written out: the ORM's building of these statements cost more
+# CPU than the database's answering of them (docs/proof/LOAD.md, session 11).
+_CONNECTION_UPSERT = f"""
+    INSERT INTO {_quoted(SeatConnection)}
+        (channel_name, seat_id, last_seen) VALUES (%s, %s, clock_timestamp())
+    ON CONFLICT (channel_name)
+        DO UPDATE SET seat_id = EXCLUDED.seat_id, last_seen = EXCLUDED.last_seen
+"""
+_CONNECTION_FIND = f"""
+    SELECT c.seat_id, s.table_id
+    FROM {_quoted(SeatConnection)} c JOIN {_quoted(Seat)} s ON s.id = c.seat_id
+    WHERE c.channel_name = %s
+"""
+_SEAT_LOCK = f"SELECT * FROM {_quoted(Seat)} WHERE id = %s FOR UPDATE"
+# The socket's row goes; are other sockets of the seat left? (The SELECT sees the rows as they
+# were before the DELETE, hence the channel left out.)
+_CONNECTION_DROP = f"""
+    WITH gone AS (DELETE FROM {_quoted(SeatConnection)} WHERE channel_name = %s)
+    SELECT EXISTS (
+        SELECT 1 FROM {_quoted(SeatConnection)} WHERE seat_id = %s AND channel_name <> %s
+    )
+"""
+_ACTIVE = f"SELECT is_active FROM {_quoted(User)} WHERE id = %s"
+
+
+def _active(user_id: int) -> bool:
+    with connection.cursor() as cursor:
+        cursor.execute(_ACTIVE, [user_id])
+        row = cursor.fetchone()
+    return row is not None and bool(row[0])
+
+
 @transaction.atomic
 def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     """A socket of a seated player opened; returns whether the player took the seat back."""
@@ -47,18 +84,18 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     hand = lock_current_hand(table)
     seats = locked_seats(table)
     seat = next((s for s in seats if s.user_id == user.pk), None)
-    if seat is None or not User.objects.filter(pk=user.pk, is_active=True).exists():
+    if seat is None or not _active(user.pk):
         return False  # read after the table's lock: a ban that vacated the seat has committed
-    SeatConnection.objects.update_or_create(
-        channel_name=channel_name, defaults={"seat": seat, "last_seen": db_now()}
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_CONNECTION_UPSERT, [channel_name, seat.pk])
     returning = seat.disconnected_at is not None
-    seat.connected = True
-    seat.disconnected_at = None
     # A player on autopilot (托管) comes back to it: the bot plays on until they turn it off.
     took_back = returning and seat.bot and not seat.autopilot
-    seat.bot = False if took_back else seat.bot
-    seat.save()
+    if returning or not seat.connected:  # a second socket of a connected player changes nothing
+        seat.connected = True
+        seat.disconnected_at = None
+        seat.bot = False if took_back else seat.bot
+        seat.save(update_fields=["connected", "disconnected_at", "bot"])
     if took_back:
         table_changed(table, system("back", str(user), seat.index))
         if hand is not None:
@@ -73,18 +110,18 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
 @transaction.atomic
 def seat_disconnected(*, channel_name: str) -> Seat | None:
     """A socket closed; when it was the seat's last, the grace period starts."""
-    found = (
-        SeatConnection.objects.filter(channel_name=channel_name)
-        .values_list("seat_id", "seat__table_id")
-        .first()
-    )
+    with connection.cursor() as cursor:
+        cursor.execute(_CONNECTION_FIND, [channel_name])
+        found = cursor.fetchone()
     if found is None:
         return None
     seat_id, table_id = found
     table = lock_table(table_id)
-    seat = Seat.objects.select_for_update().get(pk=seat_id)
-    SeatConnection.objects.filter(channel_name=channel_name).delete()
-    if SeatConnection.objects.filter(seat=seat).exists():
+    (seat,) = Seat.objects.raw(_SEAT_LOCK, [seat_id])
+    with connection.cursor() as cursor:
+        cursor.execute(_CONNECTION_DROP, [channel_name, seat_id, channel_name])
+        (others,) = cursor.fetchone()
+    if others:
         return None
     return _start_grace(table, seat)
 
