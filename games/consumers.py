@@ -160,15 +160,19 @@ class SessionBound(AsyncJsonWebsocketConsumer):
         if self.check_due:
             await self._db(_nothing)
 
-    async def _bind_session(self) -> bool:
+    async def _bind_session(self, *, check_now: bool = True) -> bool:
         """Join the user's group, then check the session (an end committed before the join
-        sent its message to nobody); False when it has ended and the socket is closing."""
+        sent its message to nobody); False when it has ended and the socket is closing.
+        ``check_now`` False leaves the check to the socket's next database trip (``_db``)."""
         if not self.user.is_authenticated:
             return True
         self.session_key, self.session_hash = await sync_to_async(
             _session_marks, thread_sensitive=False
         )(self.scope)
         await self.channel_layer.group_add(user_group(self.user.pk), self.channel_name)
+        if not check_now:
+            self.check_due = True
+            return True
         return await self._session_holds()
 
     async def _unbind_session(self) -> None:
@@ -272,12 +276,12 @@ class TableConsumer(SessionBound):
             await self.close(code=TOO_MANY_SOCKETS)
             return
         await watch.add(self)
-        if not await self._bind_session():
-            return
+        await self._bind_session(check_now=False)
         await self._join(presence)
-        if presence.seat is not None:
-            await self._register_seat_socket()
-        await self._send_state(presence)
+        try:
+            await self._send_first_state(presence)
+        except SessionEnded as ended:
+            await self._end_session(ended.end.code, ended.end.reason)
 
     async def disconnect(self, code: int) -> None:
         watch.discard(self)
@@ -736,11 +740,23 @@ class TableConsumer(SessionBound):
             await self.channel_layer.group_add(group, self.channel_name)
             self.groups_joined.add(group)
 
-    async def _send_state(self, presence: selectors.Presence) -> None:
-        """The state on connecting. The group's messages wait until ``connect`` is done, so
-        a change committed during this read is sent after it (a refresh's read, in a task of
-        its own, holds what comes meanwhile instead: ``hand_view``, ``table_changed``)."""
-        await self._send(await database_sync_to_async(selectors.table_state_for)(presence=presence))
+    async def _send_first_state(self, presence: selectors.Presence) -> None:
+        """The state on connecting, in one trip to the database with the session's check and,
+        for a seated player, the socket's registration (``services.socket_opened``). The
+        group's messages wait until ``connect`` is done, so a change committed during this
+        read is sent after it (a refresh's read, in a task of its own, holds what comes
+        meanwhile instead: ``hand_view``, ``table_changed``). Raises ``SessionEnded``."""
+        seated = presence.seat is not None
+        state = await self._db(
+            services.socket_opened,
+            presence=presence,
+            user=self.user,
+            channel_name=self.channel_name,
+        )
+        if seated:  # registered as a seated player's socket (SeatConnection)
+            self.seat_socket = True
+            self.touched_at = time.monotonic()  # the row was written with last_seen now
+        await self._send(state)
 
     async def _send(self, state: dict[str, Any]) -> None:
         self.table_rev = max(self.table_rev, state["table"]["rev"])

@@ -16,9 +16,10 @@ from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 
 from accounts.models import User
-from games import positions, ratelimits, realtime
+from games import positions, ratelimits, realtime, selectors
 from games.handstate import load_state
 from games.models import Hand, QueueEntry, Seat, SeatConnection, Table
+from games.selectors import Presence
 from games.services._common import (
     db_now,
     free_seat,
@@ -105,6 +106,14 @@ def seat_connected(*, table_id: int, user: User, channel_name: str) -> bool:
     elif returning:
         table_changed(table, None)  # the seat's away mark goes
     return returning
+
+
+def socket_opened(*, presence: Presence, user: User, channel_name: str) -> dict[str, Any]:
+    """A table socket opened: a seated player's recorded (``seat_connected``, committed), then
+    the socket's first ``state`` read, in one trip to a database thread."""
+    if presence.seat is not None:
+        seat_connected(table_id=presence.table_id, user=user, channel_name=channel_name)
+    return selectors.table_state_for(presence=presence)
 
 
 @transaction.atomic

@@ -349,3 +349,36 @@ def test_the_check_is_one_statement_and_cheap(django_assert_num_queries: Any) ->
     assert check(session_hash="x") == services.SessionEnd("session_ended")
     assert check(session_key="gone") == services.SessionEnd("session_ended")
     assert check(user_id=user.pk + 999) == services.SessionEnd("session_ended")
+
+
+async def test_a_session_ended_as_its_socket_opens_closes_it_before_the_seat_is_registered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The session's first check rides with the socket's first read, the seat's registration
+    between them: an account suspended after the socket was let in (here, while its presence
+    is read) is closed with no state sent and no socket row for its seat."""
+    from games import selectors
+
+    def setup() -> tuple[User, int, str]:
+        user = make_users(1, prefix="opening")[0]
+        return user, casual_table(user), logged_in(user)[1]
+
+    user, table_id, cookie = await database_sync_to_async(setup)()
+    real = selectors.presence_if_visible
+
+    def suspended_meanwhile(**kwargs: Any) -> Any:
+        found = real(**kwargs)
+        User.objects.filter(pk=user.pk).update(is_active=False, ban_reason="spam")
+        return found
+
+    monkeypatch.setattr(selectors, "presence_if_visible", suspended_meanwhile)
+    headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+    headers.append((b"cookie", f"sessionid={cookie}".encode()))
+    communicator = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=headers)
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+    last, closed = await closing(communicator)
+    assert (last["code"], last["reason"], closed) == ("account_suspended", "spam", 4403)
+    rows = database_sync_to_async(SeatConnection.objects.filter(seat__table_id=table_id).count)
+    assert await rows() == 0
+    await communicator.disconnect()
