@@ -2,7 +2,7 @@ import os
 from typing import Any
 
 from celery import Celery
-from celery.signals import task_postrun, task_prerun
+from celery.signals import task_postrun, task_prerun, worker_process_init
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "shengji_site.settings")
 
@@ -22,3 +22,13 @@ def close_old_database_connections(**_: Any) -> None:
 
 task_prerun.connect(close_old_database_connections, weak=False)
 task_postrun.connect(close_old_database_connections, weak=False)
+
+
+def freeze_start_up_objects(**_: Any) -> None:
+    """Each pool process, once forked with the tasks loaded: shengji_site/gcfreeze.py."""
+    from shengji_site.gcfreeze import freeze_start_up_objects
+
+    freeze_start_up_objects()
+
+
+worker_process_init.connect(freeze_start_up_objects, weak=False)
