@@ -126,7 +126,13 @@ def lock_playing_hand(table: Table, user: User) -> Hand | None:
     user's seat in that hand (``player_seat``, None if not a player of it). Its match holds
     only its table until a field is read (``wrap_up._update_match`` saves only the fields it
     sets)."""
-    found = list(Hand.objects.raw(_PLAYING_HAND_LOCK, [user.pk, table.pk, Hand.Status.PLAYING]))
+    return _hand_locked(table, _PLAYING_HAND_LOCK, [user.pk, table.pk, Hand.Status.PLAYING])
+
+
+def _hand_locked(table: Table, statement: str, params: list[Any]) -> Hand | None:
+    """The hand ``statement`` locks, if any, its match holding only ``table`` until a field of
+    the match is read."""
+    found = list(Hand.objects.raw(statement, params))
     if not found:
         return None
     hand = found[0]
@@ -155,14 +161,7 @@ def hand_seats(hand: Hand) -> list[Seat]:
 def lock_current_hand(table: Table) -> Hand | None:
     """The locked table's hand in progress, locked (one statement); its match holds only its
     table until a field is read, as ``lock_playing_hand``'s."""
-    found = list(Hand.objects.raw(_CURRENT_HAND_LOCK, [table.pk, Hand.Status.PLAYING]))
-    if not found:
-        return None
-    hand = found[0]
-    match = Match.from_db(connection.alias, ["id", "table_id"], [hand.match_id, table.pk])
-    match.table = table
-    hand.match = match
-    return hand
+    return _hand_locked(table, _CURRENT_HAND_LOCK, [table.pk, Hand.Status.PLAYING])
 
 
 # --- the table's hand, its seats -------------------------------------------------------------
