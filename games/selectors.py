@@ -64,15 +64,6 @@ def spectator_may_see(*, table_id: int, seat: int) -> bool:
     ).exists()
 
 
-def current_hand_get(*, table_id: int) -> Hand | None:
-    return (
-        Hand.objects.filter(match__table_id=table_id)
-        .exclude(status=Hand.Status.VOID)
-        .order_by("-pk")
-        .first()
-    )
-
-
 # --- the state's reads, written out ------------------------------------------------------------
 # A table's change and a socket's opening read the table, its seats, its hand and its chat: the
 # ORM's building of these queries cost more CPU than the database's answering of them (a table
