@@ -5,7 +5,12 @@ from the bot on return."""
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+from functools import partial
+
 import pytest
+from django import db
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -81,3 +86,49 @@ def test_the_current_hand_is_locked_with_its_match_and_table() -> None:
     assert locked is not None and locked.pk == hand.pk
     assert locked.match.table.pk == table.pk and locked.match.pk == hand.match_id
     assert locked.seq == hand.seq and locked.seed == hand.seed
+
+
+def _at_once(*calls: Callable[[], object]) -> None:
+    """Run the calls in threads released together (each thread its own connection)."""
+    start = threading.Barrier(len(calls))
+
+    def run(call: Callable[[], object]) -> None:
+        try:
+            start.wait(10)
+            call()
+        finally:
+            db.connections.close_all()
+
+    threads = [threading.Thread(target=run, args=(call,)) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_player_closing_all_sockets_at_once_is_away_however_the_closes_race() -> None:
+    """A cheater's try to leave without the away mark (and so without the grace, the bot and
+    the escape's settlement at the hand's end): close every socket at the same moment, or open
+    one as another closes. However the statements interleave, the seat is connected exactly
+    when a socket row is left for it."""
+    users = make_users(4, "cr")
+    table = make_table(users[0], preset_name="ranked")
+    seat_all(table, users)
+    connect = services.seat_connected
+    for number in range(5):
+        names = [f"r{number}-{i}" for i in range(3)]
+        for name in names:
+            connect(table_id=table.pk, user=users[1], channel_name=name)
+        _at_once(*(partial(services.seat_disconnected, channel_name=name) for name in names))
+        seat = Seat.objects.get(table=table, index=1)
+        assert not SeatConnection.objects.filter(seat=seat).exists()
+        assert not seat.connected and seat.disconnected_at is not None
+        _at_once(
+            partial(connect, table_id=table.pk, user=users[1], channel_name=f"o{number}"),
+            partial(services.seat_disconnected, channel_name=names[0]),  # already gone
+        )
+        seat.refresh_from_db()
+        assert seat.connected and seat.disconnected_at is None
+        assert SeatConnection.objects.filter(seat=seat).count() == 1
+        services.seat_disconnected(channel_name=f"o{number}")
