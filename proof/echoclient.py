@@ -28,6 +28,7 @@ class EchoSocket:
     jitter: float
     rng: random.Random
     latencies: list[float] = field(default_factory=list)
+    sent_times: list[float] = field(default_factory=list)  # when each of ``latencies`` was sent
     errors: list[str] = field(default_factory=list)
     pending: dict[int, float] = field(default_factory=dict)
     socket: Any = None
@@ -79,6 +80,7 @@ class EchoSocket:
                     self.errors.append("an echo nobody sent")
                 else:
                     self.latencies.append(at - sent)
+                    self.sent_times.append(sent)
 
 
 async def sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:

@@ -161,6 +161,7 @@ async def game_phase(
         **figures,
         "errors": errors + figures["errors"] + [e for p in probes for e in p.errors],
         "probe_latencies": [x for p in probes for x in p.latencies],
+        "probe_times": [x for p in probes for x in p.sent_times],
         **meter.figures(),
     }
 

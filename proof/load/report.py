@@ -94,20 +94,40 @@ def steady_play(
     game: list[dict[str, Any]], cpu_between: Callable[[float, float], dict[str, float]]
 ) -> dict[str, Any] | None:
     """The stretch in which every table was playing (``latency.steady_window``: no hand
-    starting or ending, no socket opening or closing), its moves and the CPU seconds each
-    process spent in it (``cpu_between``: ``CpuMeter.between``). None if no such stretch."""
+    starting or ending, no socket opening or closing), its moves, their latencies and the
+    echo probes' sent in it, and the CPU seconds each process spent in it (``cpu_between``:
+    ``CpuMeter.between``). None if no such stretch."""
     window = steady_window([span for part in game for span in part.get("steady", [])])
     if window is None:
         return None
     start, end = window
-    moves = sum(start <= at <= end for part in game for at in part.get("action_times", []))
-    return {"window_s": end - start, "moves": moves, "cpu_s": cpu_between(start, end)}
+    return {
+        "window_s": end - start,
+        "moves": len(_sent_within(game, "action_times", "latencies", start, end)),
+        "latencies": _sent_within(game, "action_times", "latencies", start, end),
+        "probe_latencies": _sent_within(game, "probe_times", "probe_latencies", start, end),
+        "cpu_s": cpu_between(start, end),
+    }
+
+
+def _sent_within(
+    game: list[dict[str, Any]], times: str, latencies: str, start: float, end: float
+) -> list[float]:
+    """The latencies (``latencies``, each sent at its ``times``) of what was sent in [start,
+    end]."""
+    return [
+        latency
+        for part in game
+        for at, latency in zip(part.get(times, []), part.get(latencies, []), strict=True)
+        if start <= at <= end
+    ]
 
 
 def steady_figures(steady: dict[str, Any] | None, echo: dict[str, Any]) -> dict[str, Any] | None:
     """Milliseconds of CPU per move in steady play, for each process, as measured and less the
     echo phase's rate over the same stretch (as ``cpu_per_action_net``): what a move costs
-    apart from the hands' starts and ends and the sockets' opening and closing."""
+    apart from the hands' starts and ends and the sockets' opening and closing. Beside them,
+    the moves' latencies and the echo probes' in the same stretch, and their p99s' ratio."""
     if steady is None or not steady["moves"]:
         return None
     moves, window = steady["moves"], steady["window_s"]
@@ -117,11 +137,16 @@ def steady_figures(steady: dict[str, Any] | None, echo: dict[str, Any]) -> dict[
         name: max(0.0, cpu - idle.get(name, 0.0) / 100 * window) * 1000 / moves
         for name, cpu in steady["cpu_s"].items()
     }
+    game_ms = summary_ms(steady.get("latencies", []))
+    probes_ms = summary_ms(steady.get("probe_latencies", []))
     return {
         "window_s": round(window, 1),
         "moves": moves,
         "cpu_ms_per_move": _with_total(per_move),
         "cpu_ms_per_move_net": _with_total(net),
+        "game_ms": game_ms,
+        "echo_ms": probes_ms,
+        "ratio": ratio(game_ms, probes_ms),
     }
 
 
@@ -223,7 +248,9 @@ def format_table(result: dict[str, Any]) -> str:
         lines.append(
             f"steady play ({steady['window_s']} s with every table mid-hand, {steady['moves']}"
             f" moves): server CPU ms per move {steady['cpu_ms_per_move']}; less the echo"
-            f" phase's rate: {steady['cpu_ms_per_move_net']}"
+            f" phase's rate: {steady['cpu_ms_per_move_net']}; moves p50/p99"
+            f" {_p50_p99(steady['game_ms'])} ms, echo {_p50_p99(steady['echo_ms'])} ms, p99"
+            f" ratio {steady['ratio']}"
         )
     profile = result.get("profile")
     if profile:
@@ -233,3 +260,7 @@ def format_table(result: dict[str, Any]) -> str:
         )
     lines += [f"  error: {line}" for line in result["error_samples"]]
     return "\n".join(lines)
+
+
+def _p50_p99(figures: dict[str, Any]) -> str:
+    return f"{figures.get('p50')}/{figures.get('p99')}"

@@ -188,8 +188,20 @@ def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
     assert steady_window([[10.0, 80.0], [14.0, 90.0], [12.0, 70.0]]) == (14.0, 70.0)
     assert steady_window([[10.0, 20.0], [30.0, 40.0]]) is None
     game = [
-        {"steady": [[10.0, 80.0]], "action_times": [9.0, 11.0, 50.0, 79.0]},
-        {"steady": [[20.0, 60.0]], "action_times": [21.0, 61.0]},
+        {
+            "steady": [[10.0, 80.0]],
+            "action_times": [9.0, 11.0, 50.0, 79.0],
+            "latencies": [0.9, 0.011, 0.050, 0.079],
+            "probe_times": [15.0, 30.0],
+            "probe_latencies": [0.5, 0.010],
+        },
+        {
+            "steady": [[20.0, 60.0]],
+            "action_times": [21.0, 61.0],
+            "latencies": [0.021, 0.61],
+            "probe_times": [59.0],
+            "probe_latencies": [0.020],
+        },
     ]
     asked: list[tuple[float, float]] = []
 
@@ -200,6 +212,8 @@ def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
     steady = steady_play(game, cpu_between)
     assert asked == [(20.0, 60.0)]
     assert steady is not None and steady["moves"] == 2  # 21.0 and 50.0
+    assert sorted(steady["latencies"]) == [0.021, 0.050]
+    assert sorted(steady["probe_latencies"]) == [0.010, 0.020]  # sent at 30.0 and 59.0
     echo = {"server_percent_of_one_core": {"daphne0": 0.5, "postgres": 0.0}}
     figures = steady_figures(steady, echo)
     assert figures is not None
@@ -212,3 +226,8 @@ def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
     # the echo phase's rate over the 40 s: 0.2 s of daphne0's 0.4
     assert figures["cpu_ms_per_move_net"]["daphne0"] == 100.0
     assert figures["cpu_ms_per_move_net"]["total"] == 200.0
+    # the moves' and the probes' latencies in the stretch only (not the 0.9 s and 0.61 s
+    # outside it), and their p99s' ratio
+    assert figures["game_ms"]["n"] == 2 and figures["game_ms"]["max"] == 50.0
+    assert figures["echo_ms"]["n"] == 2 and figures["echo_ms"]["max"] == 20.0
+    assert figures["ratio"] == round(figures["game_ms"]["p99"] / figures["echo_ms"]["p99"], 2)
