@@ -228,6 +228,11 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--site-env", action="append", default=[], help="NAME=VALUE for the site's processes")
     add("--seed", type=int, default=Options.seed)
     add("--profile", action="store_true", help="py-spy on the first ASGI process: CPU by layer")
+    add(
+        "--keep-samples",
+        action="store_true",
+        help="every latency in the JSON line, with when each was sent (seconds)",
+    )
     args = parser.parse_args(argv)
     return Options(
         tables=args.tables,
@@ -251,6 +256,7 @@ def parse(argv: list[str] | None = None) -> Options:
         site_env=dict(item.split("=", 1) for item in args.site_env),
         seed=args.seed,
         profile=args.profile,
+        keep_samples=args.keep_samples,
     )
 
 

@@ -45,8 +45,12 @@ def report(
         samples = {
             "samples_s": {
                 "game": latencies,
+                "game_sent_at": [x for part in game for x in part.get("action_times", [])],
                 "echo_alone": [x for part in echo for x in part["latencies"]],
                 "echo_concurrent": [x for part in game for x in part["probe_latencies"]],
+                "echo_concurrent_sent_at": [
+                    x for part in game for x in part.get("probe_times", [])
+                ],
             }
         }
     return {
