@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 import contextlib
+import gc
 import os
 import resource
 import threading
@@ -26,15 +27,25 @@ class LoopMeter:
 
     def __enter__(self) -> LoopMeter:
         self.lags: list[float] = []
+        self.gc_pauses: list[float] = []  # each garbage collection's length, seconds
+        self._gc_began = 0.0
         self.started = time.monotonic()
         self.cpu = own_cpu()
         self.task = asyncio.get_running_loop().create_task(self._watch())
+        gc.callbacks.append(self._gc_timed)
         return self
 
     def __exit__(self, *exc: object) -> None:
+        gc.callbacks.remove(self._gc_timed)
         self.task.cancel()
         self.wall = time.monotonic() - self.started
         self.cpu = own_cpu() - self.cpu
+
+    def _gc_timed(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._gc_began = time.perf_counter()
+        else:
+            self.gc_pauses.append(time.perf_counter() - self._gc_began)
 
     async def _watch(self) -> None:
         while True:
@@ -49,6 +60,13 @@ class LoopMeter:
             "loop_lag_ms": {
                 "p99": rounded(1000 * (percentile(self.lags, 99) or 0)),
                 "max": rounded(1000 * max(self.lags, default=0)),
+            },
+            # The client's own pauses: a collection stops every socket of the process at once,
+            # and a latency in flight then is the client's, not the server's.
+            "gc_pauses_ms": {
+                "count": len(self.gc_pauses),
+                "max": rounded(1000 * max(self.gc_pauses, default=0)),
+                "total": rounded(1000 * sum(self.gc_pauses)),
             },
         }
 

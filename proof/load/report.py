@@ -199,6 +199,7 @@ def client_cpu(parts: list[dict[str, Any]]) -> dict[str, Any]:
             round(100 * p["client_cpu_s"] / p["client_wall_s"], 1) for p in parts
         ],
         "loop_lag_ms": [p["loop_lag_ms"] for p in parts],
+        "gc_pauses_ms": [p.get("gc_pauses_ms") for p in parts],
     }
 
 
@@ -240,7 +241,8 @@ def format_table(result: dict[str, Any]) -> str:
         f" {cpu['server_percent_of_one_core']}, clients"
         f" {result['client']['cpu_percent_of_one_core']}, whole machine"
         f" {cpu['machine_busy_percent_of_one_core']}; client loop lag"
-        f" {result['client']['loop_lag_ms']}"
+        f" {result['client']['loop_lag_ms']}, garbage collections"
+        f" {result['client']['gc_pauses_ms']}"
     )
     lines.append(f"server CPU ms per action: {result['server_cpu_ms_per_action']}")
     lines.append(

@@ -5,6 +5,8 @@ that names the server, and the CPU of the steady play apart. No site is started 
 
 from __future__ import annotations
 
+import asyncio
+import gc
 import os
 import subprocess
 import sys
@@ -15,7 +17,7 @@ from typing import Any
 import pytest
 
 from bench.bench_ws_load import parse
-from proof.cpu import CpuMeter, asgi_pids, is_asgi, server_pids
+from proof.cpu import CpuMeter, LoopMeter, asgi_pids, is_asgi, server_pids
 from proof.livesite import LiveSite
 from proof.load.latency import steady_window
 from proof.load.options import Options
@@ -231,3 +233,18 @@ def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
     assert figures["game_ms"]["n"] == 2 and figures["game_ms"]["max"] == 50.0
     assert figures["echo_ms"]["n"] == 2 and figures["echo_ms"]["max"] == 20.0
     assert figures["ratio"] == round(figures["game_ms"]["p99"] / figures["echo_ms"]["p99"], 2)
+
+
+def test_the_loop_meter_times_the_clients_own_garbage_collections() -> None:
+    async def run() -> dict[str, Any]:
+        with LoopMeter() as meter:
+            gc.collect()
+            gc.collect()
+            await asyncio.sleep(0.06)
+        return meter.figures()
+
+    figures = asyncio.run(run())
+    pauses = figures["gc_pauses_ms"]
+    assert pauses["count"] >= 2 and pauses["total"] >= pauses["max"] > 0
+    # the meter's callback is gone once it is done
+    assert not any(isinstance(getattr(c, "__self__", None), LoopMeter) for c in gc.callbacks)
