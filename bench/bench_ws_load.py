@@ -124,6 +124,7 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
         "think": options.think,
         "jitter": options.jitter,
         "nice": options.client_nice,
+        "client_gc": options.client_gc,
     }
     parts = max(1, options.procs)
     meter = CpuMeter(server_pids(site))
@@ -217,6 +218,12 @@ def parse(argv: list[str] | None = None) -> Options:
         help="with several ASGI processes: a table's sockets spread over them, or all on one",
     )
     add("--client-nice", type=int, default=Options.client_nice, help="nice of client processes")
+    add(
+        "--client-gc",
+        action="store_true",
+        help="keep the client processes' garbage collector on while they measure (off: its"
+        " pauses would count as the server's latency)",
+    )
     add("--bids", action="store_true", help="clients bid too (refused bids: bid races)")
     add("--ramp", type=float, default=Options.ramp, help="seconds over which tables start")
     add("--hand-budget", type=float, default=Options.hand_budget, help="seconds per hand at most")
@@ -245,6 +252,7 @@ def parse(argv: list[str] | None = None) -> Options:
         routing=args.routing,
         server=args.server,
         client_nice=args.client_nice,
+        client_gc=args.client_gc,
         bids=args.bids,
         ramp=args.ramp,
         hand_budget=args.hand_budget,

@@ -57,7 +57,7 @@ async def echo_phase(
     errors = await connect_all(sockets)
     sockets = [s for s in sockets if s.socket is not None]
     await connected()
-    with LoopMeter() as meter:
+    with LoopMeter(collect=job.get("client_gc", False)) as meter:
         stop = asyncio.Event()
         runs = [asyncio.get_running_loop().create_task(s.run(stop)) for s in sockets]
         await asyncio.sleep(job["seconds"])
@@ -140,7 +140,7 @@ async def game_phase(
             errors.append(f"{clients[0].name}: its table could not seat four sockets")
             await asyncio.gather(*(c.close() for c in clients if c.socket is not None))
     await connected()
-    with LoopMeter() as meter:
+    with LoopMeter(collect=job.get("client_gc", False)) as meter:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         probing = [loop.create_task(p.run(stop)) for p in probes]

@@ -19,6 +19,7 @@ class Options:
     routing: str = "spread"
     server: str = "daphne"  # the ASGI server: daphne or uvicorn (shengji_site.launcher)
     client_nice: int = 0
+    client_gc: bool = False  # keep the clients' garbage collector on during the phases
     bids: bool = False
     ramp: float = 5.0
     hand_budget: float = 900.0

@@ -83,6 +83,7 @@ def report(
         "bid_races": sum(p["bid_races"] for p in game),
         "client_procs": max(1, options.procs) if options.procs else 0,
         "client_nice": options.client_nice,
+        "client_gc": options.client_gc,
         "client": client_cpu(game),
         "client_echo_phase": client_cpu(echo),
         "cpu_game": game_cpu,

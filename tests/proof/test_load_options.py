@@ -248,3 +248,21 @@ def test_the_loop_meter_times_the_clients_own_garbage_collections() -> None:
     assert pauses["count"] >= 2 and pauses["total"] >= pauses["max"] > 0
     # the meter's callback is gone once it is done
     assert not any(isinstance(getattr(c, "__self__", None), LoopMeter) for c in gc.callbacks)
+
+
+def test_the_clients_collector_is_off_while_they_measure_unless_asked() -> None:
+    async def run(collect: bool) -> tuple[dict[str, Any], bool]:
+        with LoopMeter(collect=collect) as meter:
+            on = gc.isenabled()
+            for _ in range(50_000):  # cycles enough to set off collections, were it on
+                node: list[Any] = []
+                node.append(node)
+            await asyncio.sleep(0.01)
+        return meter.figures(), on
+
+    off, was_on = asyncio.run(run(collect=False))
+    assert not was_on and off["gc_pauses_ms"]["count"] == 0
+    assert gc.isenabled() and not gc.get_freeze_count()  # as it was, once the block ends
+    kept, was_on = asyncio.run(run(collect=True))
+    assert was_on and kept["gc_pauses_ms"]["count"] > 0
+    assert parse([]).client_gc is False and parse(["--client-gc"]).client_gc is True
