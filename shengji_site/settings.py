@@ -292,6 +292,11 @@ SHENGJI_ARRIVAL_GRACE_S = int(
 )
 # Auto-ready's next hand starts this long after the last one ended: time to see the result.
 SHENGJI_NEXT_HAND_PAUSE_S = float(os.environ.get("SHENGJI_NEXT_HAND_PAUSE_S") or 5)
+# In a server process, a table's change is read and sent this long after its commit, once for
+# every change committed meanwhile (games/services/_common.py, "table changes"): a table's
+# burst of changes (four sockets opening, four players pressing ready, the hand starting)
+# costs a read or two, not one each. 0: each commit sends its own at once.
+SHENGJI_TABLE_CHANGE_DELAY_MS = int(os.environ.get("SHENGJI_TABLE_CHANGE_DELAY_MS") or 50)
 SHENGJI_CONNECTION_TIMEOUT_S = int(os.environ.get("SHENGJI_CONNECTION_TIMEOUT_S") or 90)
 SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
 # How often each server process checks that Redis still holds its channel groups

@@ -3,12 +3,17 @@ few seat and table writes that several concerns make. Imports no other module of
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from asgiref.sync import SyncToAsync
+from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connection, transaction
 
@@ -17,6 +22,8 @@ from games import realtime, selectors
 from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from ladder.selectors import table_points_needed
+
+logger = logging.getLogger(__name__)
 
 SEATS = 4
 DRAWS = 100
@@ -234,40 +241,118 @@ def _send_table_change(table_id: int) -> None:
 _table_change_reads = _TableChangeReads(_send_table_change)
 
 
+class _TableChangeDelays:
+    """In a server process, a table's change is read and sent ``SHENGJI_TABLE_CHANGE_DELAY_MS``
+    after the commit that made it, on the event loop's thread pool, once for every change of
+    the table committed until its read begins. A table's changes come in bursts (its four
+    sockets opening, its players pressing ready one after another, the hand starting): each
+    transaction holds the table's lock in turn, so without the delay each would be read and
+    sent on its own. Every change still reaches every socket in a message read after its
+    commit: the table leaves ``pending`` before its read begins, so a commit after that
+    schedules another."""
+
+    def __init__(self, send: Callable[[int], None]) -> None:
+        self.send = send  # reads the table's change and sends it (in a thread)
+        self.lock = threading.Lock()
+        self.pending: dict[int, object] = {}  # table → the token of its scheduled send
+        self.running: set[asyncio.Task[None]] = set()  # a reference until done
+
+    def schedule(self, loop: asyncio.AbstractEventLoop, table_id: int, delay_s: float) -> None:
+        """Call from a thread of ``loop``'s process (the committing one) after the commit."""
+        token = object()
+        with self.lock:
+            if table_id in self.pending:
+                return
+            self.pending[table_id] = token
+        try:
+            loop.call_soon_threadsafe(loop.call_later, delay_s, self._start, table_id, token)
+        except RuntimeError:  # the loop has closed (the process is stopping): send it now
+            self.cancel(table_id)
+            self.send(table_id)
+
+    def cancel(self, table_id: int) -> None:
+        """The table's change is about to be read and sent at once: the one scheduled, whose
+        changes that read covers (they committed before it), is not sent."""
+        with self.lock:
+            self.pending.pop(table_id, None)
+
+    def _start(self, table_id: int, token: object) -> None:
+        with self.lock:
+            if self.pending.get(table_id) is not token:
+                return  # cancelled: sent at once meanwhile
+            del self.pending[table_id]
+        task = asyncio.get_running_loop().create_task(self._send(table_id))
+        self.running.add(task)
+        task.add_done_callback(self.running.discard)
+
+    async def _send(self, table_id: int) -> None:
+        try:
+            await DatabaseSyncToAsync(self.send, thread_sensitive=False)(table_id)
+        except Exception:  # the change stands; the table's next change carries it
+            logger.exception("sending table %s's change failed", table_id)
+
+
+_table_change_delays = _TableChangeDelays(_table_change_reads.publish)
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop of the server process this thread works for (daphne's pool runs the
+    services), or None outside one (a Celery task, a command, a test's own thread)."""
+    local = SyncToAsync.threadlocal
+    loop: asyncio.AbstractEventLoop | None = getattr(local, "main_event_loop", None)
+    if loop is None or getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    return loop if loop.is_running() else None
+
+
 class _TableChangePublish:
     """The on-commit send of a table's change (one per table per transaction, however many
-    changes it made: the message is read after the commit and holds them all)."""
+    changes it made: the message is read after the commit and holds them all). In a server
+    process it is sent after a short delay, with the table's other changes of the moment
+    (``_TableChangeDelays``), unless ``at_once``; elsewhere at once."""
 
-    def __init__(self, table_id: int) -> None:
+    def __init__(self, table_id: int, *, at_once: bool = False) -> None:
         self.table_id = table_id
+        self.at_once = at_once
 
     def __call__(self) -> None:
-        _table_change_reads.publish(self.table_id)
+        delay_ms = settings.SHENGJI_TABLE_CHANGE_DELAY_MS
+        loop = _server_loop() if delay_ms > 0 and not self.at_once else None
+        if loop is None:
+            _table_change_delays.cancel(self.table_id)
+            _table_change_reads.publish(self.table_id)
+        else:
+            _table_change_delays.schedule(loop, self.table_id, delay_ms / 1000)
 
 
-def table_changed(table: Table, line: SystemLine | None) -> None:
+def table_changed(table: Table, line: SystemLine | None, *, at_once: bool = False) -> None:
     """Every socket at the table is sent its state after the commit, made from one message
     read once for them all (the line, if any, is in its chat backlog). The table's ``rev``
-    moves on once per transaction: a socket keeps the newest change it hears."""
+    moves on once per transaction: a socket keeps the newest change it hears. ``at_once``: the
+    change is sent right after the commit, before the views the transaction sends (a server
+    process otherwise sends it a moment later, ``_TableChangeDelays``)."""
     if line is not None:
         ChatLine.objects.create(
             table=table, system=True, text=line.text, code=line.code, params=list(line.params)
         )
-    if _change_pending(table.pk):
+    pending = _pending_publish(table.pk)
+    if pending is not None:
+        pending.at_once = pending.at_once or at_once
         return
     with connection.cursor() as cursor:
         cursor.execute(_TABLE_REV_NEXT, [table.pk])
     table.rev += 1
-    transaction.on_commit(_TableChangePublish(table.pk))
+    transaction.on_commit(_TableChangePublish(table.pk, at_once=at_once))
 
 
-def _change_pending(table_id: int) -> bool:
-    """This transaction has already moved the table's ``rev`` on and will send its change (a
-    savepoint rolled back takes its callbacks with it, and then its update too)."""
-    return any(
-        isinstance(entry[1], _TableChangePublish) and entry[1].table_id == table_id
-        for entry in connection.run_on_commit
-    )
+def _pending_publish(table_id: int) -> _TableChangePublish | None:
+    """The send of the table's change this transaction will make, if it has moved the
+    table's ``rev`` on already (a savepoint rolled back takes its callbacks with it, and then
+    its update too)."""
+    for entry in connection.run_on_commit:
+        if isinstance(entry[1], _TableChangePublish) and entry[1].table_id == table_id:
+            return entry[1]
+    return None
 
 
 def seat_vacate_away(table: Table, seat: Seat) -> None:

@@ -189,6 +189,8 @@ def _hand_start(table: Table, seats: list[Seat]) -> Hand:
     state = load_state(hand)
     if any(s.user_id is None for s in seats):
         table_changed(table, system("practice"))
-    table_changed(table, system("hand_starts", hand.number, match_number(match)))
+    # At once, before the hand's first view: a client hearing of a hand it has no state of
+    # asks for one (static/games/table.js, onView).
+    table_changed(table, system("hand_starts", hand.number, match_number(match)), at_once=True)
     after_change(hand, state, now, seats)
     return hand
