@@ -106,10 +106,11 @@ def steady_play(
     if window is None:
         return None
     start, end = window
+    latencies = _sent_within(game, "action_times", "latencies", start, end)
     return {
         "window_s": end - start,
-        "moves": len(_sent_within(game, "action_times", "latencies", start, end)),
-        "latencies": _sent_within(game, "action_times", "latencies", start, end),
+        "moves": len(latencies),
+        "latencies": latencies,
         "probe_latencies": _sent_within(game, "probe_times", "probe_latencies", start, end),
         "cpu_s": cpu_between(start, end),
     }

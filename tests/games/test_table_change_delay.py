@@ -60,6 +60,14 @@ def a_table() -> tuple[list[Any], int]:
     return users, table.pk
 
 
+async def a_listened_table() -> tuple[list[Any], int, Listener]:
+    """A table of four seated players, and a listener in its group."""
+    users, table_id = await database_sync_to_async(a_table)()
+    listener = Listener()
+    await listener.join(table_id)
+    return users, table_id, listener
+
+
 def rev_of(table_id: int) -> int:
     return Table.objects.get(pk=table_id).rev
 
@@ -81,9 +89,7 @@ def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
 async def test_a_burst_of_changes_on_the_server_is_read_and_sent_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    users, table_id = await database_sync_to_async(a_table)()
-    listener = Listener()
-    await listener.join(table_id)
+    users, table_id, listener = await a_listened_table()
     reads = counted_reads(monkeypatch)
     for user in users:  # four transactions, each committed in the server's thread pool
         await database_sync_to_async(services.seat_ready)(table_id=table_id, user=user, ready=False)
@@ -99,9 +105,7 @@ async def test_the_change_that_starts_a_hand_goes_at_once_before_its_first_view(
     """A client that hears of a hand it has no state of asks for one: the change announcing
     the hand goes before the hand's first view, with the readies' changes scheduled before it
     (its read covers them), and no other read comes after."""
-    users, table_id = await database_sync_to_async(a_table)()
-    listener = Listener()
-    await listener.join(table_id)
+    users, table_id, listener = await a_listened_table()
     reads = counted_reads(monkeypatch)
     for user in users:
         await database_sync_to_async(services.seat_ready)(table_id=table_id, user=user)
@@ -116,12 +120,8 @@ async def test_the_change_that_starts_a_hand_goes_at_once_before_its_first_view(
 
 
 @override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=0)
-async def test_with_no_delay_each_commit_sends_its_own_change(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    users, table_id = await database_sync_to_async(a_table)()
-    listener = Listener()
-    await listener.join(table_id)
+async def test_with_no_delay_each_commit_sends_its_own_change() -> None:
+    users, table_id, listener = await a_listened_table()
     before = await database_sync_to_async(rev_of)(table_id)
     for user in users[:3]:
         await database_sync_to_async(services.seat_ready)(table_id=table_id, user=user, ready=False)
@@ -129,9 +129,7 @@ async def test_with_no_delay_each_commit_sends_its_own_change(
 
 
 async def test_outside_a_server_loop_a_change_is_sent_at_once() -> None:
-    users, table_id = await database_sync_to_async(a_table)()
-    listener = Listener()
-    await listener.join(table_id)
+    users, table_id, listener = await a_listened_table()
     before = await database_sync_to_async(rev_of)(table_id)
     done = threading.Event()
 
