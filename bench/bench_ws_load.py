@@ -82,13 +82,15 @@ def start_site(options: Options) -> Any:
 
 
 def make_tables(site: Any, options: Options) -> list[dict[str, Any]]:
-    """The run's tables, made inside the site: four new players each, seated."""
+    """The run's tables, made inside the site: four new players each, seated, each seat's
+    auto-ready off (the clients press ready for each hand, as ``SeatClient.play`` says)."""
     prefix = f"ld{os.getpid()}x{int(time.time()) % 100000}_"
     return list(
         site.call(
             "proof.livesetup.tables",
             count=options.tables,
             prefix=prefix,
+            auto_ready=False,
             play_seconds=options.play_seconds,
             bury_seconds=options.bury_seconds,
             bid_window_seconds=options.bid_window_seconds,
@@ -171,6 +173,11 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     game = run_phase(game_jobs, options.procs, game_starts)
     game_cpu = meter.stop()
     result = report(options, echo, echo_cpu, game, game_cpu, steady_play(game, meter.between))
+    if options.keep_samples:  # each process's CPU seconds as sampled, beside the latencies
+        result["samples_s"]["cpu_timeline"] = [
+            [round(at, 3), {name: round(s, 3) for name, s in cpu.items()}]
+            for at, cpu in meter.timeline
+        ]
     if profiler is not None:
         result["profile"] = {"process": profiled, "layers": profiler.stop()}
     return result
@@ -238,7 +245,8 @@ def parse(argv: list[str] | None = None) -> Options:
     add(
         "--keep-samples",
         action="store_true",
-        help="every latency in the JSON line, with when each was sent (seconds)",
+        help="every latency in the JSON line, with when each was sent, and the processes' CPU"
+        " as sampled (seconds)",
     )
     args = parser.parse_args(argv)
     return Options(

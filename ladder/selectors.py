@@ -82,6 +82,13 @@ def player_balance(*, user: User) -> int:
     return balance or 0
 
 
+def balances_of(*, user_ids: list[int]) -> dict[int, int]:
+    """The users' table points, read without a lock (a user without a ladder profile yet is
+    not in it)."""
+    rows = LadderProfile.objects.filter(user_id__in=user_ids).values_list("user_id", "balance")
+    return dict(rows)
+
+
 def relief_claimed_today(*, user_id: int) -> int:
     """How many relief grants the user has had since the start of today (the site's day)."""
     start = timezone.make_aware(datetime.combine(timezone.localdate(), time.min))

@@ -68,6 +68,7 @@ class SeatClient:
     jitter: float = 0.0
     bids: bool = True
     auto_ready: bool = True
+    seat_auto_ready: bool = True  # the seat's own, as the client found it (on by default)
     ping_every: float = PING_EVERY
     frames: list[tuple[float, dict[str, Any]]] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
@@ -132,7 +133,9 @@ class SeatClient:
             if self.auto_ready:
                 # This client presses ready before each hand itself: the seat's own auto-ready
                 # (on by default) would start hands it did not ask for.
-                await self.send({"type": "auto_ready", "on": False})
+                if self.seat_auto_ready:
+                    await self.send({"type": "auto_ready", "on": False})
+                    self.seat_auto_ready = False
                 await self.ready()
             while self.hands_finished < goal:
                 await self.receive(timeout)

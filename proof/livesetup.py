@@ -53,9 +53,11 @@ def tables(
     prefix: str = "load",
     ranked: bool = False,
     seated: bool = True,
+    auto_ready: bool = True,
     **timings: int,
 ) -> list[dict[str, Any]]:
-    """``count`` tables of four new players each, seated (not ready) when ``seated``.
+    """``count`` tables of four new players each, seated (not ready) when ``seated``, each
+    seat's auto-ready off unless ``auto_ready`` (the player then presses ready for every hand).
     ``timings`` are ``table_create``'s (play_seconds, bury_seconds, bid_window_seconds,
     deal_interval_ms)."""
     made = []
@@ -82,8 +84,10 @@ def tables(
             for index, person in enumerate(people):
                 user = User.objects.get(pk=person["id"])
                 services.seat_take(table_id=table.pk, user=user, index=index)
+                if not auto_ready:
+                    services.seat_auto_ready(table_id=table.pk, user=user, on=False)
                 person["seat"] = index
-        made.append({"id": table.pk, "players": people})
+        made.append({"id": table.pk, "players": people, "auto_ready": auto_ready or not seated})
     return made
 
 

@@ -40,6 +40,7 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import after_change
+from ladder.selectors import balances_of
 from ladder.services import ladder_profiles_lock
 
 
@@ -48,14 +49,19 @@ def start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
     locked and no hand is on, or ``hand_on`` says so."""
     if hand_on(table):
         return None
-    stand_up_short(table, seats)
+    starting = _may_start(table, seats)
+    if stand_up_short(table, seats, starting=starting) or not starting:
+        return None
+    return _hand_start(table, seats)
+
+
+def _may_start(table: Table, seats: list[Seat]) -> bool:
+    """Four seated (a human among them), all ready, every human present."""
     seated = all(s.user_id is not None or s.bot for s in seats)
     humans = [s for s in seats if s.user_id is not None]
     if not (seated and humans) or not all(s.ready for s in seats):
-        return None
-    if not all(seat_present(table, s) for s in humans):
-        return None
-    return _hand_start(table, seats)
+        return False
+    return all(seat_present(table, s) for s in humans)
 
 
 def next_hand_pause() -> timedelta:
@@ -117,22 +123,33 @@ def _last_hand_end(table: Table) -> datetime | None:
     )
 
 
-def stand_up_short(table: Table, seats: list[Seat]) -> list[Seat]:
+def stand_up_short(table: Table, seats: list[Seat], *, starting: bool = False) -> list[Seat]:
     """Stand up every seated human holding fewer table points than the table needs, each
-    with a chat line; the seats they leave. Between hands only."""
+    with a chat line; the seats they leave. Between hands only. ``starting``: the hand starts
+    unless someone is short, so every human's balance is locked until it has started."""
     humans = {s.user_id: s for s in seats if s.user_id is not None}
     if not humans:
         return []
     needed = points_needed_seated(table, seats)
-    # Locked (in user-id order, after the seats) until the hand has started: no balance moves
-    # between this check and the start.
-    profiles = ladder_profiles_lock(user_ids=list(humans))
-    short = [seat for user_id, seat in humans.items() if profiles[user_id].balance < needed]
+    short = [humans[user_id] for user_id in _short_of(list(humans), needed, starting=starting)]
     for seat in short:
         name = seat.user
         free_seat(seat)
         table_changed(table, system("stands_short", str(name), needed))
     return short
+
+
+def _short_of(user_ids: list[int], needed: int, *, starting: bool) -> list[int]:
+    """The users holding fewer than ``needed`` table points, their ladder rows locked (in
+    user-id order, after the seats) until the transaction ends: no balance moves between this
+    check and a hand's start. When no hand starts (a ready that leaves others to press theirs,
+    say) an unlocked read first finds who may be short, and only they are locked and checked
+    again: the others' rows are not locked at every ready."""
+    if not starting:
+        balances = balances_of(user_ids=user_ids)
+        user_ids = [pk for pk in user_ids if balances.get(pk, needed - 1) < needed]
+    profiles = ladder_profiles_lock(user_ids=user_ids)
+    return [pk for pk in user_ids if profiles[pk].balance < needed]
 
 
 def _rules_for(table: Table) -> dict[str, Any]:

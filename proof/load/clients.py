@@ -89,6 +89,7 @@ def seat_clients(
             think=job["think"],
             jitter=job["jitter"],
             bids=job["bids"],
+            seat_auto_ready=table.get("auto_ready", True),
         )
         client._rng = random.Random(rng.random())
         clients.append(client)

@@ -14,7 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
-from django.db import connection
+from django.db import OperationalError, connection, transaction
 from django.test import Client
 
 from accounts.models import User
@@ -220,6 +220,44 @@ def test_regression_minimum_balance_checked_before_every_hand() -> None:
     services.seat_ready(table_id=table.pk, user=winner)
     assert not Seat.objects.filter(table=table, user=winner).exists()
     ladder_check_ok()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_ready_locks_the_others_ladder_rows_only_when_the_hand_starts() -> None:
+    """A ready that leaves others to press theirs checks balances without locking the others'
+    ladder rows (a table's four readies do not queue on each other's rows); the ready that
+    starts the hand locks every player's row, so no balance moves between check and start."""
+    users = make_users(4, prefix="rowlock")
+    table = make_table(users[0], ranked=False, preset_name="ranked", stake=100)
+    for index, user in enumerate(users):
+        services.seat_take(table_id=table.pk, user=user, index=index)
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_row() -> None:  # another transaction holds the last player's ladder row
+        try:
+            with transaction.atomic():
+                LadderProfile.objects.select_for_update().get(user=users[3])
+                locked.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_row)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '2s'")
+        for user in users[:3]:
+            assert services.seat_ready(table_id=table.pk, user=user) is None
+        with pytest.raises(OperationalError):
+            services.seat_ready(table_id=table.pk, user=users[3])
+        assert not Hand.objects.filter(match__table=table).exists()
+        assert Seat.objects.filter(table=table, ready=True).count() == 3
+    finally:
+        release.set()
+        holder.join(30)
+    assert services.seat_ready(table_id=table.pk, user=users[3]) is not None
 
 
 # --- finding 8: a ranked hand started with a player away ---------------------------------------
