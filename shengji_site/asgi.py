@@ -10,7 +10,6 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 from django.urls import get_resolver  # noqa: E402
 
 from shengji_site.gcfreeze import freeze_start_up_objects  # noqa: E402
-from shengji_site.gilswitch import set_switch_interval  # noqa: E402
 from shengji_site.middleware import ProxyHeadersMiddleware, pooled_auth_stack  # noqa: E402
 from shengji_site.routing import websocket_urlpatterns  # noqa: E402
 
@@ -30,4 +29,3 @@ application = ProxyHeadersMiddleware(
 
 _ = get_resolver().url_patterns  # every view module imported now, not at the first request
 freeze_start_up_objects()
-set_switch_interval()

@@ -3,12 +3,15 @@
 channels-redis carries every group message through Redis, even to a socket of the very process
 that sends it: a sorted-set write by a Lua script, then this process's receive loop popping it
 back and unpacking it. With a table's sockets on one process (docs/OPERATIONS.md, "Routing a
-table to one process") that is every move's fan-out. Here a group send still asks Redis who is in
-the group (one pipelined trip), then hands the message straight to the members that live in this
-process, and sends through Redis only to the others.
+table to one process") that is every move's fan-out. Here each process also keeps which of its
+own sockets are in which group (it adds and discards them itself): a group send hands the
+message straight to those first, then asks Redis who else is in the group (one pipelined trip)
+and sends through Redis only to the members elsewhere. A move's views reach the sockets of its
+own process without waiting for Redis.
 
 What stays as channels-redis has it: the group members are in Redis (so every process sees the
-same groups, and a socket that joins or leaves is seen at once); one message reaches a socket in
+same groups, and a socket that joins or leaves is seen at once; this process's own list only
+decides which of its sockets it serves itself); one message reaches a socket in
 the order its sender sent it (a process's sends to its own sockets all go straight, its sends to
 another process all through Redis); a socket's inbox holds at most ``capacity`` messages, the
 oldest dropped past it; and messages from other processes come as before. Only the event loop
@@ -51,6 +54,38 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
     # client): the reader checks for one before each read, so a short wait bounds how long a
     # cancelled reader (a closing event loop's) lives on.
     brpop_timeout = 1
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.local_members: dict[str, set[str]] = {}  # group → this process's sockets in it
+
+    async def group_add(self, group: str, channel: str) -> None:
+        """Listed here before Redis hears of it: a send meanwhile already reaches the socket
+        (which is joining, so may have it), and none finds it in Redis but not here."""
+        ours = self._ours(channel)
+        if ours:
+            self.local_members.setdefault(group, set()).add(channel)
+        try:
+            await super().group_add(group, channel)
+        except BaseException:
+            if ours:
+                self._unlist(group, channel)
+            raise
+
+    async def group_discard(self, group: str, channel: str) -> None:
+        self._unlist(group, channel)
+        await super().group_discard(group, channel)
+
+    def _unlist(self, group: str, channel: str) -> None:
+        members = self.local_members.get(group)
+        if members is not None:
+            members.discard(channel)
+            if not members:
+                del self.local_members[group]
+
+    async def flush(self) -> None:
+        self.local_members.clear()
+        await super().flush()
 
     async def _brpop_with_clean(self, index: int, channel: str, timeout: float) -> Any:
         _raise_if_cancelled()
@@ -113,16 +148,23 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         to Redis as the group's members are asked for (``first``: a command's arguments, as
         ``execute_command`` takes them, on the group's shard). Its reply is not read, and its
         error is logged, not raised; should Redis be unreachable, neither it nor the send is
-        done (the caller's error, as for ``group_send``)."""
+        done (the caller's error, as for ``group_send``), but the members in this process
+        have it already.
+
+        From the loop this process's sockets receive on, those in the group get the message at
+        once, before Redis is asked anything; from another loop (a thread's), every member gets
+        it through Redis, as channels-redis sends it."""
         assert self.require_valid_group_name(group), "Group name not valid"
-        members = await self._members(group, first)
         here = self.reader is not None and asyncio.get_running_loop() is self.reader_loop
-        local = [channel for channel in members if here and self._ours(channel)]
-        if local:
-            delivered = dict(message)  # as channels-redis hands one copy to the process
-            for channel in local:
-                self.receive_buffer[channel].put_nowait(delivered)
-        remote = [channel for channel in members if channel not in local]
+        if here:
+            local = self.local_members.get(group)
+            if local:
+                delivered = dict(message)  # as channels-redis hands one copy to the process
+                for channel in local:
+                    self.receive_buffer[channel].put_nowait(delivered)
+        members = await self._members(group, first)
+        # Ours were served above, or have left (a discard whose Redis half failed).
+        remote = [channel for channel in members if not (here and self._ours(channel))]
         if remote:
             await self._send_through_redis(remote, message)
 

@@ -142,3 +142,51 @@ async def test_a_failing_command_sent_with_a_group_send_does_not_stop_the_send(
     assert await asyncio.wait_for(receiving, TIMEOUT) == {"type": "hand.view", "seq": 3}
     await here.flush()
     await here.close_pools()
+
+
+async def test_members_here_get_it_before_redis_answers(redis_url: str, prefix: str) -> None:
+    """Redis is paused (every client's commands wait): the member in the sending process has
+    the message at once, and the send ends once Redis answers (for members elsewhere)."""
+    here = process(redis_url, prefix)
+    mine = await here.new_channel()
+    await here.group_add("table_5", mine)
+    receiving = await listening(here, mine)
+    admin = redis.Redis.from_url(redis_url)
+    admin.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+    try:
+        sending = asyncio.ensure_future(here.group_send("table_5", {"type": "hand.view", "seq": 5}))
+        got = await asyncio.wait_for(receiving, 0.5)
+        assert got == {"type": "hand.view", "seq": 5}
+        assert not sending.done()  # still waiting for Redis
+    finally:
+        admin.execute_command("CLIENT", "UNPAUSE")
+    await asyncio.wait_for(sending, TIMEOUT)
+    await here.flush()
+    await here.close_pools()
+
+
+async def test_this_process_lists_its_own_members_as_they_join_and_leave(
+    redis_url: str, prefix: str
+) -> None:
+    """The process's own list follows its adds and discards (another process's sockets are
+    not in it); a member that left gets nothing, through neither path."""
+    here, elsewhere = process(redis_url, prefix), process(redis_url, prefix)
+    mine, theirs = await here.new_channel(), await elsewhere.new_channel()
+    await here.group_add("table_6", mine)
+    await here.group_add("table_6", theirs)
+    assert here.local_members == {"table_6": {mine}}
+    staying = await here.new_channel()
+    await here.group_add("table_6", staying)
+    receiving = await listening(here, staying)
+    await here.group_discard("table_6", mine)
+    assert here.local_members == {"table_6": {staying}}
+    await here.group_send("table_6", {"seq": 6})
+    assert await asyncio.wait_for(receiving, TIMEOUT) == {"seq": 6}
+    assert mine not in here.receive_buffer
+    far = await asyncio.wait_for(elsewhere.receive(theirs), TIMEOUT)
+    assert far == {"seq": 6}
+    await here.group_discard("table_6", staying)
+    assert here.local_members == {}
+    await here.flush()
+    await here.close_pools()
+    await elsewhere.close_pools()
