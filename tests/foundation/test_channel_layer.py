@@ -152,14 +152,14 @@ async def test_members_here_get_it_before_redis_answers(redis_url: str, prefix: 
     await here.group_add("table_5", mine)
     receiving = await listening(here, mine)
     admin = redis.Redis.from_url(redis_url)
-    admin.execute_command("CLIENT", "PAUSE", 1500, "ALL")
+    admin.client_pause(1500, all=True)
     try:
         sending = asyncio.ensure_future(here.group_send("table_5", {"type": "hand.view", "seq": 5}))
         got = await asyncio.wait_for(receiving, 0.5)
         assert got == {"type": "hand.view", "seq": 5}
         assert not sending.done()  # still waiting for Redis
     finally:
-        admin.execute_command("CLIENT", "UNPAUSE")
+        admin.client_unpause()
     await asyncio.wait_for(sending, TIMEOUT)
     await here.flush()
     await here.close_pools()
