@@ -57,7 +57,9 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.local_members: dict[str, set[str]] = {}  # group → this process's sockets in it
+        # group → this process's sockets in it, from their add until their discard (a socket
+        # open longer than ``group_expiry``, a day, is still served by its own process).
+        self.local_members: dict[str, set[str]] = {}
 
     async def group_add(self, group: str, channel: str) -> None:
         """Listed here before Redis hears of it: a send meanwhile already reaches the socket
