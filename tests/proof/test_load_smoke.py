@@ -45,6 +45,11 @@ def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path, server: str)
     assert samples["echo_concurrent"] and all(x > 0 for x in samples["echo_concurrent"])
     assert result["game_ms"]["p50"] <= result["game_ms"]["p99"] <= result["game_ms"]["max"]
     assert result["ratio_vs_concurrent"] is not None
+    # Each process's CPU as sampled through the game: in time order, never going back.
+    timeline = samples["cpu_timeline"]
+    assert len(timeline) >= 2 and [t for t, _ in timeline] == sorted(t for t, _ in timeline)
+    first, last = timeline[0][1], timeline[-1][1]
+    assert all(last[name] >= first[name] for name in first) and f"{server}0" in first
     # Each table's hand start: from its last ready to the last seat seeing the hand, and to
     # the last seeing it dealt (with the deal and the bid window at 0, the worker's deadline).
     starts, dealt = result["hand_start_ms"], result["hand_dealt_ms"]
