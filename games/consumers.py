@@ -48,6 +48,7 @@ HINT_BURST = 3.0
 # A view that skips a change waits this long for it before the socket asks for a state: two
 # processes' publishes of consecutive changes can reach a socket in the wrong order.
 GAP_WAIT_S = 1.0
+_background: set[asyncio.Future[None]] = set()  # kept until done (the loop holds tasks weakly)
 
 
 class RateLimit:
@@ -502,11 +503,24 @@ class TableConsumer(SessionBound):
 
     async def hand_view(self, event: dict[str, Any]) -> None:
         if self.ended:
-            return
-        if self.held is not None:  # a state is being read: it may be older than this view
+            pass
+        elif self.held is not None:  # a state is being read: it may be older than this view
             self.held.append(event)
-            return
-        await self._forward_view(event)
+        else:
+            await self._forward_view(event)
+        self._learn(event)
+
+    def _learn(self, event: dict[str, Any]) -> None:
+        """What the change tells this process for the table's next move (once per process:
+        ``services.learn_change``); a state not kept here is read in the background."""
+        warm = services.learn_change(self.table_id, event)
+        if warm is not None:
+            hand_id, seq = warm
+            task = asyncio.ensure_future(
+                database_sync_to_async(services.warm_state)(hand_id=hand_id, seq=seq)
+            )
+            _background.add(task)
+            task.add_done_callback(_background.discard)
 
     async def _forward_view(self, event: dict[str, Any]) -> None:
         frame = self._frame_to_forward(event)

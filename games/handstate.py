@@ -11,7 +11,7 @@ from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
-from games.engine import HandRecord, HandState, RuleSet, replay_final
+from games.engine import HandRecord, HandState, RuleSet, apply_logged, replay_final
 from games.models import Action, Hand
 
 _CACHE_SIZE = 512
@@ -59,6 +59,12 @@ def kept_state(hand_id: int, seq: int) -> HandState | None:
     return cached[1].copy()  # a kept state is never changed: copying it needs no lock
 
 
+def is_kept(hand_id: int, seq: int) -> bool:
+    with _states_lock:
+        cached = _states.get(hand_id)
+    return cached is not None and cached[0] == seq
+
+
 def remember_state(hand_id: int, state: HandState) -> None:
     """Keep a committed state (call after commit: an uncommitted one may still roll back)."""
     kept = (len(state.actions), state.copy())
@@ -67,6 +73,27 @@ def remember_state(hand_id: int, state: HandState) -> None:
         _states.move_to_end(hand_id)
         while len(_states) > _CACHE_SIZE:
             _states.popitem(last=False)
+
+
+def advance_state(hand_id: int, prev: int, texts: list[str]) -> bool:
+    """Keep the state after a change made elsewhere (its message carries the actions it
+    logged), from the one kept at ``prev``: no database read. False when none is kept at
+    ``prev`` (nothing is changed then)."""
+    state = kept_state(hand_id, prev)
+    if state is None:
+        return False
+    apply_logged(state, texts)
+    remember_state(hand_id, state)
+    return True
+
+
+def load_state_at(hand_id: int, seq: int) -> None:
+    """Keep the hand's state at ``seq`` (committed), read from the database unless kept."""
+    hand = Hand.objects.filter(pk=hand_id).first()
+    if hand is None or hand.seq < seq:
+        return
+    hand.seq = seq
+    load_state(hand)
 
 
 def forget_states() -> None:

@@ -142,6 +142,7 @@ def hand_view_message(
     *,
     prev: int | None = None,
     deadline: datetime | None = None,
+    facts: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The table group's message of one change: each seat's ``view`` frame and the public
     one, each encoded once here (not once per socket), and the audience rules. ``prev`` is the
@@ -149,7 +150,8 @@ def hand_view_message(
     last sent another seq of the hand has not had a change before this one, and sends a
     ``state`` instead unless that change's view comes soon after (``TableConsumer``).
     ``deadline`` (the hand's next one, None when it has none) rides in every frame: a client
-    whose turn comes needs no ``state`` for its clock."""
+    whose turn comes needs no ``state`` for its clock. ``facts`` (``movefacts.shared_facts``)
+    let the processes that did not make the change take the next move in one statement."""
     due = None if deadline is None else deadline.astimezone(UTC).isoformat()
     return {
         "type": "hand.view",
@@ -160,6 +162,7 @@ def hand_view_message(
         "public": _view_frame(hand_id, seq, public, due),
         "occupants": occupants,
         "watchable": watchable,
+        "facts": facts,
     }
 
 

@@ -64,7 +64,14 @@ from games.engine.patterns import (
     shape_splits,
     split_cards,
 )
-from games.engine.record import HandRecord, record_of, replay, replay_final
+from games.engine.record import (
+    HandRecord,
+    actions_since,
+    apply_logged,
+    record_of,
+    replay,
+    replay_final,
+)
 from games.engine.rules import (
     HOUSE_RULE_OPTIONS,
     PRESET_NAMES,
@@ -135,6 +142,8 @@ __all__ = [
     "Trump",
     "WrongPhaseError",
     "action_reason_text",
+    "actions_since",
+    "apply_logged",
     "as_action",
     "as_cards",
     "bid_error",

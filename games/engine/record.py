@@ -112,6 +112,17 @@ def record_of(state: HandState) -> HandRecord:
     )
 
 
+def actions_since(state: HandState, start: int) -> list[str]:
+    """The texts of the state's actions from index ``start`` on, as the log holds them."""
+    return [_DRAW_TEXT if a is DRAW_ACTION else str(a) for a in state.actions[start:]]
+
+
+def apply_logged(state: HandState, texts: list[str]) -> None:
+    """Apply actions as logged (by the server: each was checked when it was made)."""
+    for text in texts:
+        _apply_recorded(state, len(state.actions), text)
+
+
 def start_of(record: HandRecord) -> HandState:
     """The hand as set up by the record, before any action."""
     return new_hand(

@@ -7,10 +7,10 @@ action is already in the database.
 This is the package's face: callers import from here (``from games import services``). One
 module per concern; the imports between them go one way, down this list, never up:
 
-    hands        acting in a hand, the hint            → wrap_up, autopilot, optimistic,
+    hands        acting in a hand, the hint            → wrap_up, autopilot, movefacts,
                                                          _moves, _common
-    optimistic   the one-statement move (on the event loop; its facts kept by ``hands``)
-                                                       → connections, _common
+    optimistic   the one-statement move (on the event loop)
+                                                       → connections, movefacts, _common
     deadlines    what a deadline task does             → wrap_up, _moves, _common
     wrap_up      settling an ended hand                → start, _moves, _common
     practice     one click to practise against bots    → tables, _common
@@ -21,7 +21,9 @@ module per concern; the imports between them go one way, down this list, never u
                                                        → _moves, _common
     moderation   an admin closes a table, frees a seat → _moves, _common
     _moves       what every change of a hand goes through (log, deadline, views)
-                                                       → chat, _common
+                                                       → chat, movefacts, _common
+    movefacts    what this process knows of each table's hand, from the moves it makes
+                 and the messages of the others'       → games.handstate
     chat         players' lines and system lines       → _common
     _common      numbers, the database's clock, row locks, shared seat writes
 
@@ -60,6 +62,7 @@ from games.services.hands import (
     table_hint,
 )
 from games.services.moderation import seat_remove, table_close
+from games.services.movefacts import learn_change, warm_state
 from games.services.optimistic import Mover, table_act_optimistic
 from games.services.practice import practice_start
 from games.services.start import table_start_due, tables_start_overdue
@@ -102,6 +105,7 @@ __all__ = [
     "hand_wrap_up",
     "hands_awaiting_wrap_up",
     "hands_overdue",
+    "learn_change",
     "playing_hand_id",
     "points_needed_for",
     "points_needed_here",
@@ -135,4 +139,5 @@ __all__ = [
     "tables_start_overdue",
     "user_balance",
     "user_seats_vacate",
+    "warm_state",
 ]

@@ -18,6 +18,7 @@ from games.handstate import public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import DRAW_BATCH, DRAWS, SEATS, SystemLine, bot_delay, system
 from games.services.chat import system_line
+from games.services.movefacts import facts_of, shared_facts
 
 
 def catch_up_deal(
@@ -136,13 +137,21 @@ def after_change(
     before = seq if prev is None else prev
     views = [view_for(state, seat) for seat in range(SEATS)]
     public = view_public(state)
-    occupants = [seat.user_id for seat in seats]
-    watchable = [seat.show_hand_to_spectators and not hand.match.table.ranked for seat in seats]
+    facts = facts_of(hand, seats, hand.match.table.ranked)
+    shared = shared_facts(facts, state, before)
 
     def publish() -> None:
         remember_state(hand_id, state)
         message = realtime.hand_view_message(
-            hand_id, seq, views, public, occupants, watchable, prev=before, deadline=deadline
+            hand_id,
+            seq,
+            views,
+            public,
+            list(facts.occupants),
+            list(facts.watchable),
+            prev=before,
+            deadline=deadline,
+            facts=shared,
         )
         realtime.hand_changed(table_id, message)
         if timer is not None:

@@ -21,7 +21,7 @@ from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table
 from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
 from games.services.autopilot import autopilot_stop
-from games.services.optimistic import facts_of, remember_facts
+from games.services.movefacts import facts_of, remember_facts
 from games.services.wrap_up import wrapped_up
 
 

@@ -2,8 +2,9 @@
 knows of the hand, written by one SQL statement on the event loop (docs/ARCHITECTURE.md, "The
 move's two paths").
 
-What the process knows (``MoveFacts``) was read under the hand's lock by the last move it
-made at that table, and the engine state at that seq is kept in memory (games/handstate.py).
+What the process knows (``MoveFacts``) was read under the hand's lock by the last change of
+that table's hand, made here or learnt from its message (movefacts.py), and the engine state at
+that seq is kept in memory (games/handstate.py).
 The move is checked and applied to a copy of that state here; then one autocommitted statement
 updates the hand and appends the action **only if** the hand is still at that seq, still in
 play, its seats unchanged since (``Hand.seats_rev``, bumped by a trigger on every seat change)
@@ -12,17 +13,16 @@ that is no longer so, the statement changes nothing and the caller takes the loc
 (``services.table_act``), which decides with fresh rows: the optimistic move never refuses a
 move and never accepts one the locking path would refuse.
 
-Only the common case comes here: a bury or play of a seat not on 托管 that neither ends the
-hand nor fails a throw (those write more rows: the wrap-up, the chat's system line), outside
-the deal (whose draws are due by the clock).
+Only the common case comes here: a bury or play of a seat not on 托管 that does not fail a
+throw (that writes the chat's system line too), outside the deal (whose draws are due by the
+clock). The hand's last play writes its result with it, as the locking path does; the rest
+(the settlement, the table) is the wrap-up task's, sent after the views as there.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -35,65 +35,14 @@ from psycopg.types.json import Jsonb
 
 from games import asyncdb, realtime
 from games.engine import HandState, ShengjiError, view_for, view_public
-from games.engine.hand import BURYING, PLAYING
+from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
-from games.models import Action, Hand, HandPlayer, Seat
+from games.models import Action, Hand, HandPlayer
 from games.services._common import SEATS, bot_delay
 from games.services.connections import DB_SESSION_ENGINES
+from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
 
 logger = logging.getLogger(__name__)
-
-_CACHE_SIZE = 512
-
-
-@dataclass(frozen=True)
-class MoveFacts:
-    """A table's hand as its last move in this process left it: which hand, at which seq, its
-    seats as of ``seats_rev`` (who sits, bot, 托管, and whose hand spectators may see)."""
-
-    hand_id: int
-    seq: int
-    seats_rev: int
-    occupants: tuple[int | None, ...]
-    bots: tuple[bool, ...]
-    autopilot: tuple[bool, ...]
-    watchable: tuple[bool, ...]
-
-
-_facts: OrderedDict[int, MoveFacts] = OrderedDict()
-_facts_lock = threading.Lock()  # the locking path remembers from daphne's pool of threads
-
-
-def remember_facts(table_id: int, facts: MoveFacts) -> None:
-    """Call after the commit that made ``facts`` true."""
-    with _facts_lock:
-        _facts[table_id] = facts
-        _facts.move_to_end(table_id)
-        while len(_facts) > _CACHE_SIZE:
-            _facts.popitem(last=False)
-
-
-def known_facts(table_id: int) -> MoveFacts | None:
-    with _facts_lock:
-        return _facts.get(table_id)
-
-
-def forget_facts() -> None:
-    with _facts_lock:
-        _facts.clear()
-
-
-def facts_of(hand: Hand, seats: list[Seat], ranked: bool) -> MoveFacts:
-    """The facts of a hand whose row and seats were read under its lock."""
-    return MoveFacts(
-        hand_id=hand.pk,
-        seq=hand.seq,
-        seats_rev=hand.seats_rev,
-        occupants=tuple(seat.user_id for seat in seats),
-        bots=tuple(seat.bot for seat in seats),
-        autopilot=tuple(seat.autopilot for seat in seats),
-        watchable=tuple(seat.show_hand_to_spectators and not ranked for seat in seats),
-    )
 
 
 @dataclass(frozen=True)
@@ -114,7 +63,11 @@ class Planned:
     seat: int
     action: str
     state: HandState  # after the move
-    limit_s: float  # seconds from the statement's clock to the next deadline
+    limit_s: float  # seconds from the statement's clock to the next deadline (0: it ended)
+
+    @property
+    def ends_hand(self) -> bool:
+        return self.state.phase == FINISHED
 
 
 def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Planned | None:
@@ -134,8 +87,10 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
         state.apply(action, seat)
     except ShengjiError:
         return None
-    if state.phase != PLAYING or len(state.failed_throws) != throws_before:
-        return None  # the hand ended, or a failed throw's chat line is to be written
+    if len(state.failed_throws) != throws_before:
+        return None  # a failed throw's chat line is to be written
+    if state.phase == FINISHED:
+        return Planned(facts, seat, str(action), state, 0.0)
     return Planned(facts, seat, str(action), state, _limit_s(state, facts))
 
 
@@ -148,40 +103,58 @@ def _limit_s(state: HandState, facts: MoveFacts) -> float:
     return float(state.rules.play_s)
 
 
-@functools.cache
-def _statement(keyed_sessions: bool) -> str:
-    from django.contrib.auth import get_user_model
-    from django.contrib.sessions.models import Session
+def _table(model: Any) -> str:
+    return str(connection.ops.quote_name(model._meta.db_table))
 
-    def table(model: Any) -> str:
-        return connection.ops.quote_name(model._meta.db_table)
 
-    session = (
-        f"AND EXISTS (SELECT 1 FROM {table(Session)} s WHERE s.session_key = %(session)s"
-        " AND s.expire_date > clock_timestamp())"
-        if keyed_sessions
-        else ""
-    )
+def _moved_hand(ends_hand: bool) -> str:
+    """The SET of the hand row: its seq, its next deadline and deadline task (as
+    ``_moves.after_change``), or the hand's end (as ``_moves._finish_hand``)."""
+    if ends_hand:
+        return """
+                seq = h.seq + 1,
+                deadline = NULL,
+                snapshot = %(snapshot)s::jsonb,
+                timer_seq = NULL,
+                timer_at = NULL,
+                status = 'finished',
+                result = %(result)s::jsonb,
+                finished_at = now(),
+                awaiting_wrap_up = true"""
     due = "now() + %(limit)s * interval '1 second'"
     keep = f"h.timer_seq IS NOT NULL AND h.timer_at IS NOT NULL AND now() <= h.timer_at AND h.timer_at <= {due}"  # noqa: E501
     return f"""
-        WITH moved AS (
-            UPDATE {table(Hand)} h SET
                 seq = h.seq + 1,
                 deadline = {due},
                 snapshot = jsonb_set(%(snapshot)s::jsonb, '{{deadline}}', to_jsonb({due})),
                 timer_seq = CASE WHEN {keep} THEN h.timer_seq ELSE h.seq + 1 END,
-                timer_at = CASE WHEN {keep} THEN h.timer_at ELSE {due} END
+                timer_at = CASE WHEN {keep} THEN h.timer_at ELSE {due} END"""
+
+
+@functools.cache
+def _statement(keyed_sessions: bool, ends_hand: bool) -> str:
+    from django.contrib.auth import get_user_model
+    from django.contrib.sessions.models import Session
+
+    session = (
+        f"AND EXISTS (SELECT 1 FROM {_table(Session)} s WHERE s.session_key = %(session)s"
+        " AND s.expire_date > clock_timestamp())"
+        if keyed_sessions
+        else ""
+    )
+    return f"""
+        WITH moved AS (
+            UPDATE {_table(Hand)} h SET {_moved_hand(ends_hand)}
             WHERE h.id = %(hand)s AND h.seq = %(seq)s AND h.status = 'playing'
                 AND h.seats_rev = %(seats_rev)s
-                AND EXISTS (SELECT 1 FROM {table(HandPlayer)} p
+                AND EXISTS (SELECT 1 FROM {_table(HandPlayer)} p
                     WHERE p.hand_id = h.id AND p.user_id = %(user)s AND p.seat = %(seat)s)
-                AND EXISTS (SELECT 1 FROM {table(get_user_model())} u
+                AND EXISTS (SELECT 1 FROM {_table(get_user_model())} u
                     WHERE u.id = %(user)s AND u.is_active AND u.password = %(password)s)
                 {session}
             RETURNING h.id, h.seq, h.timer_seq, h.timer_at, h.deadline
         ), logged AS (
-            INSERT INTO {table(Action)} (hand_id, seq, seat, text, auto, created_at)
+            INSERT INTO {_table(Action)} (hand_id, seq, seat, text, auto, created_at)
             SELECT id, %(seq)s, %(seat)s, %(text)s, false, now() FROM moved
             RETURNING id
         )
@@ -191,18 +164,18 @@ def _statement(keyed_sessions: bool) -> str:
 
 class Written(NamedTuple):
     """What the statement wrote: the hand's new seq, its deadline task's seq and due time,
-    and its next deadline."""
+    and its next deadline (all three None once the hand has ended)."""
 
     seq: int
-    timer_seq: int
-    timer_at: datetime
-    deadline: datetime
+    timer_seq: int | None
+    timer_at: datetime | None
+    deadline: datetime | None
 
 
 async def _write(planned: Planned, mover: Mover) -> Written | None:
     """The statement's row if it moved the hand, None if the hand was not as the facts say
     (or the database did not answer in time)."""
-    facts = planned.facts
+    facts, state = planned.facts, planned.state
     params = {
         "hand": facts.hand_id,
         "seq": facts.seq,
@@ -213,9 +186,10 @@ async def _write(planned: Planned, mover: Mover) -> Written | None:
         "password": mover.password,
         "session": mover.session_key or "",
         "limit": planned.limit_s,
-        "snapshot": Jsonb(public_summary(planned.state, None)),
+        "snapshot": Jsonb(public_summary(state, None)),
+        "result": None if state.result is None else Jsonb(state.result.to_dict()),
     }
-    sql = _statement(settings.SESSION_ENGINE in DB_SESSION_ENGINES)
+    sql = _statement(settings.SESSION_ENGINE in DB_SESSION_ENGINES, planned.ends_hand)
     try:
         async with asyncdb.pool().connection() as conn:
             cursor = await conn.execute(sql, params)
@@ -243,7 +217,7 @@ async def table_act_optimistic(
     written = await _write(planned, mover)
     if written is None:
         return False
-    new_seq, timer_seq, timer_at, deadline = written
+    new_seq, deadline = written.seq, written.deadline
     state = planned.state
     remember_state(facts.hand_id, state)
     remember_facts(table_id, replace(facts, seq=new_seq))
@@ -256,10 +230,20 @@ async def table_act_optimistic(
         list(facts.watchable),
         prev=facts.seq,
         deadline=deadline,
+        facts=shared_facts(facts, state, facts.seq),
     )
     await realtime.hand_changed_async(table_id, message)
-    if timer_seq == new_seq:
-        await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
-            facts.hand_id, timer_seq, timer_at
-        )
+    await _send_task(planned, written)
     return True
+
+
+async def _send_task(planned: Planned, written: Written) -> None:
+    """The hand's wrap-up once it has ended (in the worker, as after the locking path's last
+    play), else its deadline task when the statement made this seq the timer's."""
+    hand_id = planned.facts.hand_id
+    if planned.ends_hand:
+        await sync_to_async(realtime.schedule_wrap_up, thread_sensitive=False)(hand_id)
+    elif written.timer_seq == written.seq and written.timer_at is not None:
+        await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
+            hand_id, written.seq, written.timer_at
+        )
