@@ -6,7 +6,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
@@ -49,6 +49,20 @@ HINT_BURST = 3.0
 # processes' publishes of consecutive changes can reach a socket in the wrong order.
 GAP_WAIT_S = 1.0
 _background: set[asyncio.Future[None]] = set()  # kept until done (the loop holds tasks weakly)
+
+
+def _in_background(work: Awaitable[None]) -> None:
+    """Run ``work`` after the handler returns (a warm-up, a move's task publish), its failure
+    logged: the socket's next message need not wait for it."""
+    task = asyncio.ensure_future(work)
+    _background.add(task)
+    task.add_done_callback(_log_failure)
+
+
+def _log_failure(task: asyncio.Future[None]) -> None:
+    _background.discard(task)
+    if not task.cancelled() and task.exception() is not None:
+        logger.error("background work failed", exc_info=task.exception())
 
 
 class RateLimit:
@@ -485,10 +499,12 @@ class TableConsumer(SessionBound):
         self._require_login()
         if self.session_password:
             mover = services.Mover(self.user.pk, self.session_password, self.session_key)
-            if await services.table_act_optimistic(
+            moved = await services.move_by_statement(
                 table_id=self.table_id, mover=mover, kind=kind, cards=cards, seq=seq
-            ):
+            )
+            if moved is not None:
                 self.check_due = False  # its statement checked the session
+                _in_background(moved.send_task())
                 return
         await self._db(
             services.table_act,
@@ -516,11 +532,7 @@ class TableConsumer(SessionBound):
         warm = services.learn_change(self.table_id, event)
         if warm is not None:
             hand_id, seq = warm
-            task = asyncio.ensure_future(
-                database_sync_to_async(services.warm_state)(hand_id=hand_id, seq=seq)
-            )
-            _background.add(task)
-            task.add_done_callback(_background.discard)
+            _in_background(database_sync_to_async(services.warm_state)(hand_id=hand_id, seq=seq))
 
     async def _forward_view(self, event: dict[str, Any]) -> None:
         frame = self._frame_to_forward(event)

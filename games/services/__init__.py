@@ -63,7 +63,7 @@ from games.services.hands import (
 )
 from games.services.moderation import seat_remove, table_close
 from games.services.movefacts import learn_change, warm_state
-from games.services.optimistic import Mover, table_act_optimistic
+from games.services.optimistic import Moved, Mover, move_by_statement, table_act_optimistic
 from games.services.practice import practice_start
 from games.services.start import table_start_due, tables_start_overdue
 from games.services.tables import (
@@ -88,6 +88,7 @@ __all__ = [
     "SESSION_ENDED",
     "ApplicationError",
     "DeadlineRun",
+    "Moved",
     "Mover",
     "SessionEnd",
     "bot_delay",
@@ -106,6 +107,7 @@ __all__ = [
     "hands_awaiting_wrap_up",
     "hands_overdue",
     "learn_change",
+    "move_by_statement",
     "playing_hand_id",
     "points_needed_for",
     "points_needed_here",

@@ -203,20 +203,37 @@ async def _write(planned: Planned, mover: Mover) -> Written | None:
     return None if row is None else Written(*row)
 
 
-async def table_act_optimistic(
+@dataclass(frozen=True)
+class Moved:
+    """A move the statement made, its views sent; what is left to do is ``send_task``."""
+
+    planned: Planned
+    written: Written
+
+    async def send_task(self) -> None:
+        """The hand's wrap-up once it has ended (in the worker, as after the locking path's
+        last play), else its deadline task when the statement made this seq the timer's. A
+        publish lost here (the process dies first) is the sweeper's to send, as after the
+        locking path (docs/proof/FAULTS.md)."""
+        await _send_task(self.planned, self.written)
+
+
+async def move_by_statement(
     *, table_id: int, mover: Mover, kind: str, cards: str, seq: int
-) -> bool:
-    """Make the move in one statement if this process's facts allow; False when the caller
-    must take the locking path (nothing was written then)."""
+) -> Moved | None:
+    """Make the move in one statement if this process's facts allow, and send its views; None
+    when the caller must take the locking path (nothing was written then). The caller sends
+    the task (``Moved.send_task``): a socket's consumer does so after its own handler has
+    returned, so that the mover's own view need not wait for Celery's publish."""
     facts = known_facts(table_id)
     if facts is None:
-        return False
+        return None
     planned = plan(facts, mover, kind, cards, seq)
     if planned is None:
-        return False
+        return None
     written = await _write(planned, mover)
     if written is None:
-        return False
+        return None
     new_seq, deadline = written.seq, written.deadline
     state = planned.state
     remember_state(facts.hand_id, state)
@@ -233,7 +250,18 @@ async def table_act_optimistic(
         facts=shared_facts(facts, state, facts.seq),
     )
     await realtime.hand_changed_async(table_id, message)
-    await _send_task(planned, written)
+    return Moved(planned, written)
+
+
+async def table_act_optimistic(
+    *, table_id: int, mover: Mover, kind: str, cards: str, seq: int
+) -> bool:
+    """``move_by_statement`` and then its task; False when the caller must take the locking
+    path (nothing was written then)."""
+    moved = await move_by_statement(table_id=table_id, mover=mover, kind=kind, cards=cards, seq=seq)
+    if moved is None:
+        return False
+    await moved.send_task()
     return True
 
 

@@ -6,6 +6,7 @@ Real PostgreSQL: the statement runs on a connection of its own, so these tests c
 
 from __future__ import annotations
 
+import asyncio
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -287,10 +288,70 @@ async def test_sockets_move_by_the_statement_and_every_seat_gets_its_own_view(
             await peer.socket.disconnect()
 
 
+async def test_the_movers_own_view_does_not_wait_for_the_deadline_tasks_publish(
+    celery_worker: object, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bury 60 s, play 20 s: the first play's deadline comes before the bury's timer, so the
+    bury by the statement sends a deadline task. Its publish is held here; the dealer's socket
+    still gets its view at once (its handler does not wait for Celery), and once let go the
+    task is sent for the bury's seq and is the hand's timer."""
+    import threading
+
+    from channels.db import database_sync_to_async
+
+    from games import realtime
+    from tests.games.test_table_socket import choose, connect, start_hand, whose_turn
+
+    settings.SHENGJI_SOCKET_BURST = 1000
+
+    def table_of_four() -> tuple[list[User], int]:
+        users = make_users()
+        table = make_table(users[0], bury_seconds=60, play_seconds=20)
+        for index, user in enumerate(users):
+            services.seat_take(table_id=table.pk, user=user, index=index)
+        return users, table.pk
+
+    users, table_id = await database_sync_to_async(table_of_four)()
+    peers = [await connect(table_id, user, f"seat-{i}") for i, user in enumerate(users)]
+    gate, sent = threading.Event(), []
+    publish = realtime.schedule_deadline
+
+    def held(hand_id: int, seq: int, deadline: datetime) -> None:
+        gate.wait(30)
+        sent.append(seq)
+        publish(hand_id, seq, deadline)
+
+    try:
+        await start_hand(peers, table_id)
+        monkeypatch.setattr(realtime, "schedule_deadline", held)
+        dealer = whose_turn(peers)
+        kind, cards = choose(dealer.hand_view)
+        assert kind == "bury"
+        seq = dealer.seq
+        await dealer.socket.send_json_to({"type": kind, "cards": cards, "seq": seq})
+        await dealer.until(lambda f: f["type"] == "view" and f["seq"] > seq, timeout=5)
+        assert sent == []  # the view came while the publish was held
+        gate.set()
+        for _ in range(100):
+            if sent:
+                break
+            await asyncio.sleep(0.05)
+        assert sent == [seq + 1]
+
+        def timer() -> tuple[int | None, int]:
+            hand = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
+            return hand.timer_seq, hand.seq
+
+        assert await database_sync_to_async(timer)() == (seq + 1, seq + 1)
+    finally:
+        gate.set()
+        for peer in peers:
+            await peer.socket.disconnect()
+
+
 def test_the_same_move_sent_twice_at_once_is_logged_once() -> None:
     """A script firing its play on two sockets at the same instant: both statements target
     the same seq, one moves the hand, the other finds it moved and writes nothing."""
-    import asyncio
 
     table, users, hand = in_play()
     seq = locking_move(table, users, hand)
