@@ -81,8 +81,9 @@ async def hand_changed_async(table_id: int, message: dict[str, Any]) -> None:
     """``hand_changed`` from code already on the event loop (the optimistic move), with the
     change's ``hand_view_message``: no thread hop. The site's channel layer sets the table's
     position in the same round trip to Redis as it asks for the group's members, ahead of
-    them (``group_send_after``); another layer, or one on another Redis, takes a call of its
-    own for it first."""
+    them, and returns once the sockets of this process have the message (``group_send_soon``:
+    the mover's own socket need not wait for Redis); another layer, or one on another Redis,
+    takes a call of its own for it first and returns once Redis has the message."""
     position = (message["hand"], message["seq"])
     layer = get_channel_layer()
     group = table_group(table_id)
@@ -94,7 +95,7 @@ async def hand_changed_async(table_id: int, message: dict[str, Any]) -> None:
     try:
         if merged:
             first = positions.position_set_command(table_id, position)
-            await layer.group_send_after(group, message, first=first)
+            await layer.group_send_soon(group, message, first=first)
         else:
             await layer.group_send(group, message)
     except SEND_FAILURES:

@@ -60,6 +60,8 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         # group → this process's sockets in it, from their add until their discard (a socket
         # open longer than ``group_expiry``, a day, is still served by its own process).
         self.local_members: dict[str, set[str]] = {}
+        # group → this process's last Redis half of a ``group_send_soon``, until it is done.
+        self.sending: dict[str, asyncio.Future[None]] = {}
 
     async def group_add(self, group: str, channel: str) -> None:
         """Listed here before Redis hears of it: a send meanwhile already reaches the socket
@@ -157,18 +159,66 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         once, before Redis is asked anything; from another loop (a thread's), every member gets
         it through Redis, as channels-redis sends it."""
         assert self.require_valid_group_name(group), "Group name not valid"
-        here = self.reader is not None and asyncio.get_running_loop() is self.reader_loop
+        here = self._on_reader_loop()
         if here:
-            local = self.local_members.get(group)
-            if local:
-                delivered = dict(message)  # as channels-redis hands one copy to the process
-                for channel in local:
-                    self.receive_buffer[channel].put_nowait(delivered)
+            self._deliver_here(group, message)
+        await self._send_elsewhere(group, message, first, here=here)
+
+    async def group_send_soon(
+        self, group: str, message: dict[str, Any], *, first: Sequence[Any] = ()
+    ) -> None:
+        """``group_send_after`` that returns once this process's members have the message: the
+        round trip to Redis (``first``, the members elsewhere) is made after the caller goes
+        on, behind this process's earlier ones for the group, so that they reach Redis in the
+        order sent. Its failure is logged, not raised (the other processes' sockets see the
+        gap in their next view, docs/PROTOCOL.md). A socket's handler that sends its move's
+        views so has its own view at once. From another loop, ``group_send_after``."""
+        assert self.require_valid_group_name(group), "Group name not valid"
+        if not self._on_reader_loop():
+            await self.group_send_after(group, message, first=first)
+            return
+        self._deliver_here(group, message)
+        before = self.sending.get(group)
+        task = asyncio.ensure_future(self._send_elsewhere_after(before, group, message, first))
+        self.sending[group] = task
+        task.add_done_callback(lambda done: self._sent(group, done))
+
+    def _on_reader_loop(self) -> bool:
+        return self.reader is not None and asyncio.get_running_loop() is self.reader_loop
+
+    def _deliver_here(self, group: str, message: dict[str, Any]) -> None:
+        local = self.local_members.get(group)
+        if local:
+            delivered = dict(message)  # as channels-redis hands one copy to the process
+            for channel in local:
+                self.receive_buffer[channel].put_nowait(delivered)
+
+    async def _send_elsewhere(
+        self, group: str, message: dict[str, Any], first: Sequence[Any], *, here: bool
+    ) -> None:
         members = await self._members(group, first)
-        # Ours were served above, or have left (a discard whose Redis half failed).
+        # Ours were served (``here``), or have left (a discard whose Redis half failed).
         remote = [channel for channel in members if not (here and self._ours(channel))]
         if remote:
             await self._send_through_redis(remote, message)
+
+    async def _send_elsewhere_after(
+        self,
+        before: asyncio.Future[None] | None,
+        group: str,
+        message: dict[str, Any],
+        first: Sequence[Any],
+    ) -> None:
+        if before is not None:
+            await asyncio.wait([before])  # its outcome is its own to log
+        try:
+            await self._send_elsewhere(group, message, first, here=True)
+        except (RedisError, OSError) as error:
+            logger.warning("channel layer: a message to %s lost: %s", group, error)
+
+    def _sent(self, group: str, task: asyncio.Future[None]) -> None:
+        if self.sending.get(group) is task:
+            del self.sending[group]
 
     async def _members(self, group: str, first: Sequence[Any] = ()) -> list[str]:
         """The group's channels, those past ``group_expiry`` dropped, in one round trip (after

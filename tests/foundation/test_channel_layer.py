@@ -165,6 +165,37 @@ async def test_members_here_get_it_before_redis_answers(redis_url: str, prefix: 
     await here.close_pools()
 
 
+async def test_a_soon_send_returns_once_members_here_have_it_and_redis_follows_in_order(
+    redis_url: str, prefix: str
+) -> None:
+    """``group_send_soon`` with Redis paused: each send returns at once, the member here has
+    every message, and the member elsewhere gets them all, in the order sent, once Redis is
+    back."""
+    here, elsewhere = process(redis_url, prefix), process(redis_url, prefix)
+    mine, theirs = await here.new_channel(), await elsewhere.new_channel()
+    await here.group_add("table_7", mine)
+    await here.group_add("table_7", theirs)
+    receiving = await listening(here, mine)
+    admin = redis.Redis.from_url(redis_url)
+    admin.client_pause(1500, all=True)
+    try:
+        for seq in range(5):
+            await asyncio.wait_for(here.group_send_soon("table_7", {"seq": seq}), 0.2)
+        got = [await asyncio.wait_for(receiving, 0.2)]
+        got += [await asyncio.wait_for(here.receive(mine), 0.2) for _ in range(4)]
+        assert [m["seq"] for m in got] == [0, 1, 2, 3, 4]
+        assert len(here.sending) == 1  # the last of the chain, waiting for Redis
+    finally:
+        admin.client_unpause()
+    far = [await asyncio.wait_for(elsewhere.receive(theirs), TIMEOUT) for _ in range(5)]
+    assert [m["seq"] for m in far] == [0, 1, 2, 3, 4]
+    await asyncio.sleep(0.05)
+    assert here.sending == {}
+    await here.flush()
+    await here.close_pools()
+    await elsewhere.close_pools()
+
+
 async def test_this_process_lists_its_own_members_as_they_join_and_leave(
     redis_url: str, prefix: str
 ) -> None:
