@@ -504,7 +504,8 @@ class TableConsumer(SessionBound):
             )
             if moved is not None:
                 self.check_due = False  # its statement checked the session
-                _in_background(moved.send_task())
+                if moved.task_due:
+                    _in_background(moved.send_task())
                 return
         await self._db(
             services.table_act,

@@ -209,7 +209,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         message: dict[str, Any],
         first: Sequence[Any],
     ) -> None:
-        if before is not None:
+        if before is not None and not before.done():
             await asyncio.wait([before])  # its outcome is its own to log
         try:
             await self._send_elsewhere(group, message, first, here=True)

@@ -205,17 +205,32 @@ async def _write(planned: Planned, mover: Mover) -> Written | None:
 
 @dataclass(frozen=True)
 class Moved:
-    """A move the statement made, its views sent; what is left to do is ``send_task``."""
+    """A move the statement made, its views sent; what may be left to do is ``send_task``."""
 
     planned: Planned
     written: Written
 
+    @property
+    def task_due(self) -> bool:
+        """Whether the move leaves a task to send: the hand's wrap-up once it has ended (in
+        the worker, as after the locking path's last play), else its deadline task when the
+        statement made this seq the timer's."""
+        written = self.written
+        return self.planned.ends_hand or (
+            written.timer_seq == written.seq and written.timer_at is not None
+        )
+
     async def send_task(self) -> None:
-        """The hand's wrap-up once it has ended (in the worker, as after the locking path's
-        last play), else its deadline task when the statement made this seq the timer's. A
-        publish lost here (the process dies first) is the sweeper's to send, as after the
-        locking path (docs/proof/FAULTS.md)."""
-        await _send_task(self.planned, self.written)
+        """Send the task ``task_due`` names, if any. A publish lost here (the process dies
+        first) is the sweeper's to send, as after the locking path (docs/proof/FAULTS.md)."""
+        hand_id, written = self.planned.facts.hand_id, self.written
+        if self.planned.ends_hand:
+            await sync_to_async(realtime.schedule_wrap_up, thread_sensitive=False)(hand_id)
+        elif self.task_due:
+            assert written.timer_at is not None
+            await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
+                hand_id, written.seq, written.timer_at
+            )
 
 
 async def move_by_statement(
@@ -263,15 +278,3 @@ async def table_act_optimistic(
         return False
     await moved.send_task()
     return True
-
-
-async def _send_task(planned: Planned, written: Written) -> None:
-    """The hand's wrap-up once it has ended (in the worker, as after the locking path's last
-    play), else its deadline task when the statement made this seq the timer's."""
-    hand_id = planned.facts.hand_id
-    if planned.ends_hand:
-        await sync_to_async(realtime.schedule_wrap_up, thread_sensitive=False)(hand_id)
-    elif written.timer_seq == written.seq and written.timer_at is not None:
-        await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
-            hand_id, written.seq, written.timer_at
-        )

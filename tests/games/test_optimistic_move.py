@@ -300,18 +300,10 @@ async def test_the_movers_own_view_does_not_wait_for_the_deadline_tasks_publish(
     from channels.db import database_sync_to_async
 
     from games import realtime
-    from tests.games.test_table_socket import choose, connect, start_hand, whose_turn
+    from tests.games.test_table_socket import choose, connect, setup_table, start_hand, whose_turn
 
     settings.SHENGJI_SOCKET_BURST = 1000
-
-    def table_of_four() -> tuple[list[User], int]:
-        users = make_users()
-        table = make_table(users[0], bury_seconds=60, play_seconds=20)
-        for index, user in enumerate(users):
-            services.seat_take(table_id=table.pk, user=user, index=index)
-        return users, table.pk
-
-    users, table_id = await database_sync_to_async(table_of_four)()
+    users, table_id = await database_sync_to_async(setup_table)(bury_seconds=60, play_seconds=20)
     peers = [await connect(table_id, user, f"seat-{i}") for i, user in enumerate(users)]
     gate, sent = threading.Event(), []
     publish = realtime.schedule_deadline

@@ -96,9 +96,9 @@ def choose(view: dict[str, Any]) -> tuple[str, str]:
     return "play", format_cards(legal_follow(hand, lead, trump))
 
 
-def setup_table() -> tuple[list[Any], int]:
+def setup_table(bury_seconds: int = 60, play_seconds: int = 60) -> tuple[list[Any], int]:
     users = make_users()
-    table = make_table(users[0], bury_seconds=60, play_seconds=60)
+    table = make_table(users[0], bury_seconds=bury_seconds, play_seconds=play_seconds)
     for index, user in enumerate(users):
         services.seat_take(table_id=table.pk, user=user, index=index)
     return users, table.pk
