@@ -215,21 +215,23 @@ class Moved:
         """Whether the move leaves a task to send: the hand's wrap-up once it has ended (in
         the worker, as after the locking path's last play), else its deadline task when the
         statement made this seq the timer's."""
+        return self.planned.ends_hand or self._timer_due_at is not None
+
+    @property
+    def _timer_due_at(self) -> datetime | None:
+        """When the deadline task is due, if the statement made this seq the timer's."""
         written = self.written
-        return self.planned.ends_hand or (
-            written.timer_seq == written.seq and written.timer_at is not None
-        )
+        return written.timer_at if written.timer_seq == written.seq else None
 
     async def send_task(self) -> None:
         """Send the task ``task_due`` names, if any. A publish lost here (the process dies
         first) is the sweeper's to send, as after the locking path (docs/proof/FAULTS.md)."""
-        hand_id, written = self.planned.facts.hand_id, self.written
+        hand_id, due_at = self.planned.facts.hand_id, self._timer_due_at
         if self.planned.ends_hand:
             await sync_to_async(realtime.schedule_wrap_up, thread_sensitive=False)(hand_id)
-        elif self.task_due:
-            assert written.timer_at is not None
+        elif due_at is not None:
             await sync_to_async(realtime.schedule_deadline, thread_sensitive=False)(
-                hand_id, written.seq, written.timer_at
+                hand_id, self.written.seq, due_at
             )
 
 
