@@ -12,6 +12,8 @@ from games.engine.trump import Trump
 KITTY_POLICIES = ("lead_shape", "winner_shape", "pairs")
 DEFENDERS = "defenders"
 ATTACKERS = "attackers"
+MIN_DECKS = 2
+MAX_DECKS = 4
 _POINTS_BY_RANK = {RANKS.index("5"): 5, RANKS.index("T"): 10, RANKS.index("K"): 10}
 
 
@@ -27,20 +29,33 @@ def points(cards: Iterable[int]) -> int:
     return sum(card_points(c) for c in cards)
 
 
-def level_change(attacker_points: int) -> tuple[str, int]:
-    """Which side goes up and by how many levels, from the attackers' points (RULES.md §5.6).
+def level_change(attacker_points: int, decks: int = 2) -> tuple[str, int]:
+    """Which side goes up and by how many levels, from the attackers' points (RULES.md §5.6;
+    RULES-FRIENDS.md §2 Scoring: the step is ``20 × decks``, 40 for two decks).
 
     ``("attackers", 0)`` means the attackers take the deal without going up.
     """
     if attacker_points < 0:
         raise InvalidPointsError(f"attacker points {attacker_points} are negative")
+    step = 20 * _checked_decks(decks)
     if attacker_points == 0:
         return DEFENDERS, 3
-    if attacker_points < 40:
+    if attacker_points < step:
         return DEFENDERS, 2
-    if attacker_points < 80:
+    if attacker_points < 2 * step:
         return DEFENDERS, 1
-    return ATTACKERS, (attacker_points - 80) // 40
+    return ATTACKERS, (attacker_points - 2 * step) // step
+
+
+def total_points(decks: int) -> int:
+    """The points in play with ``decks`` decks: 100 a deck (RULES-FRIENDS.md §2 Scoring)."""
+    return 100 * _checked_decks(decks)
+
+
+def _checked_decks(decks: int) -> int:
+    if isinstance(decks, bool) or not isinstance(decks, int) or not MIN_DECKS <= decks <= MAX_DECKS:
+        raise InvalidOptionError(f"decks {decks!r} is not one of {MIN_DECKS}..{MAX_DECKS}")
+    return decks
 
 
 def kitty_multiplier(play: Sequence[int], trump: Trump, policy: str = "lead_shape") -> int:
