@@ -14,9 +14,11 @@ The numbers (settings, all overridable from the environment):
   of the last ``SHENGJI_QUICK_MATCH_WAIT_SAMPLE`` (20) quick matches; none before the first.
 - The table: ranked, stake ``SHENGJI_QUICK_MATCH_STAKE`` (50); joining needs the table points
   one ranked hand at that stake can take (``quick_match_minimum``: 790 at 50), and at least
-  ``SHENGJI_QUICK_MATCH_MIN_BALANCE`` (100), the table's minimum balance. Partners are
-  balanced: by rating r0 ≥ r1 ≥ r2 ≥ r3, seats 0 & 2 get r0 and r3, seats 1 & 3 get r1 and
-  r2. The longest waiter creates the table. Quick match is the only way to a ranked table
+  ``SHENGJI_QUICK_MATCH_MIN_BALANCE`` (100), the table's minimum balance. Seats, and so
+  partners, are drawn at random (``secrets``: a CSPRNG, not the join order nor anything a
+  player sets), so four accounts joining back to back cannot choose who partners whom; the
+  four are within the accepted gap of each other, so any pairing is close. The longest waiter
+  creates the table. Quick match is the only way to a ranked table
   (``services.ranked_table_open``): nobody picks their ranked opponents or partner. The four
   are seated, not ready: the hand starts when all four have opened the table (connected) and
   pressed ready; one who does not come within the grace period is stood up.
@@ -40,6 +42,7 @@ which other work owns for now.
 from __future__ import annotations
 
 import logging
+import secrets
 import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -128,11 +131,16 @@ def match_groups(waiting: Sequence[Waiting], *, now: datetime) -> list[Group]:
     return groups
 
 
+_CSPRNG = secrets.SystemRandom()
+
+
 def seating(players: Sequence[Waiting]) -> list[Waiting]:
-    """Seat order 0–3 balancing the partnerships: by rating r0 ≥ r1 ≥ r2 ≥ r3, seats 0 & 2
-    (partners) hold r0 and r3, seats 1 & 3 hold r1 and r2."""
-    r0, r1, r2, r3 = sorted(players, key=lambda p: (-p.rating, p.joined_at, p.user_id))
-    return [r0, r1, r3, r2]
+    """Seat order 0–3 drawn at random from the operating system's CSPRNG: each of the three
+    partnerships is equally likely whatever the join order or the ratings (docs/LADDER.md,
+    "Quick match seats at random")."""
+    order = list(players)
+    _CSPRNG.shuffle(order)
+    return order
 
 
 # --- services --------------------------------------------------------------------------------
@@ -326,9 +334,10 @@ def _matched_table(user: User) -> int | None:
 
 
 def queue_status_get(*, user: User) -> dict[str, Any]:
-    """The queue as the lobby shows it, and the viewer's place in it."""
+    """The queue as the lobby shows it, and the viewer's place in it. Not how many wait: a
+    script watching the count could join four accounts the moment the queue is empty
+    (docs/LADDER.md, "Quick match seats at random")."""
     status: dict[str, Any] = {
-        "size": QueueEntry.objects.count(),
         "expected_wait_s": queue_expected_wait(),
         "queued": False,
         "waited_s": None,
@@ -344,6 +353,50 @@ def queue_status_get(*, user: User) -> dict[str, Any]:
     else:
         status["matched_table"] = _matched_table(user)
     return status
+
+
+# What an admin reviews (``manage.py ladder_check``): the same four seated together again and
+# again by quick match, which random seating makes unlikely unless they time their joins.
+FOURSOME_WINDOW_DAYS = 7
+FOURSOME_REPEAT_MIN = 3
+
+
+@dataclass(frozen=True)
+class Foursome:
+    """Four accounts quick match seated together ``seatings`` times in the window."""
+
+    user_ids: tuple[int, ...]  # in id order
+    seatings: int
+    tables: tuple[int | None, ...]  # oldest first; None: a table since deleted
+    last_at: datetime
+
+
+def foursomes_repeated(
+    *, days: int = FOURSOME_WINDOW_DAYS, at_least: int = FOURSOME_REPEAT_MIN
+) -> list[Foursome]:
+    """The groups of four quick match seated together at least ``at_least`` times in the last
+    ``days`` days (the same four user ids in that many ``QuickMatch`` rows, whatever their
+    seats), most often first (docs/LADDER.md, "Repeated foursomes")."""
+    since = db_now() - timedelta(days=days)
+    rows = (
+        QuickMatch.objects.filter(created_at__gte=since)
+        .order_by("created_at", "pk")
+        .values_list("players", "table_id", "created_at")
+    )
+    seen: dict[tuple[int, ...], list[tuple[int | None, datetime]]] = {}
+    for players, table_id, created_at in rows.iterator(chunk_size=2000):
+        seen.setdefault(tuple(sorted(int(p) for p in players)), []).append((table_id, created_at))
+    found = [
+        Foursome(
+            user_ids=four,
+            seatings=len(visits),
+            tables=tuple(table for table, _at in visits),
+            last_at=visits[-1][1],
+        )
+        for four, visits in seen.items()
+        if len(visits) >= at_least
+    ]
+    return sorted(found, key=lambda f: (-f.seatings, f.user_ids))
 
 
 def lobby_viewer_get(*, user: User) -> dict[str, Any]:

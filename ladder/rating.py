@@ -28,15 +28,11 @@ class Rating:
 @dataclass(frozen=True)
 class RatedSeat:
     """A seat for the rating: its player's current rating (None for a bot seat) and whether a
-    bot played it for more than half its turns."""
+    bot played it for more than half its turns (which earns no title points for a win, but
+    moves the rating as if played: docs/LADDER.md, "Seats the bot played")."""
 
     rating: Rating | None
     bot_played: bool = False
-
-    @property
-    def counts(self) -> bool:
-        """Whether this seat's own play decided its result: a human who played most turns."""
-        return self.rating is not None and not self.bot_played
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -57,20 +53,21 @@ def bot_played(turns: int, auto_turns: int) -> bool:
 
 
 def rate_hand(seats: Mapping[int, RatedSeat], winner_side: int) -> dict[int, Rating]:
-    """New ratings after a hand won by `winner_side`, for the seats whose rating moves.
+    """New ratings after a hand won by `winner_side`: every human seat moves.
 
-    Both sides are rated as seated (a bot seat counts with a fresh default rating). A side moves
-    only if both its seats were played by their own humans: a seat the bot played for more than
-    half its turns moves neither its human's rating nor the partner's. The other side still moves.
+    A seat the bot played for most of its turns (托管, timeouts, a takeover while away) is
+    rated as if its human had played it: handing the seat to the bot never shields a rating,
+    and the partner who played is rated as usual (docs/LADDER.md, "Seats the bot played").
+    A bot seat (no human; only a practice hand has one) counts with a fresh default rating.
     """
     teams = [[_rating_of(seats[seat]) for seat in (side, side + 2)] for side in (0, 1)]
     ranks: list[float] = [0.0 if side == winner_side else 1.0 for side in (0, 1)]
     new = _rate(teams, ranks)
     moved: dict[int, Rating] = {}
     for side in (0, 1):
-        if all(seats[seat].counts for seat in (side, side + 2)):
-            moved[side] = new[side][0]
-            moved[side + 2] = new[side][1]
+        for member, seat in enumerate((side, side + 2)):
+            if seats[seat].rating is not None:
+                moved[seat] = new[side][member]
     return moved
 
 

@@ -300,7 +300,10 @@ def _seat_states(
         else:
             profile = profiles[player.user_id]
             states[seat] = SeatState(
-                human=True, balance=profile.balance, title_points=profile.title_points
+                human=True,
+                balance=profile.balance,
+                title_points=profile.title_points,
+                bot_played=rating_math.bot_played(player.turns, player.auto_turns),
             )
     return states
 

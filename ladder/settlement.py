@@ -176,11 +176,13 @@ class HandOutcome:
 
 @dataclass(frozen=True)
 class SeatState:
-    """A seat as the settlement sees it: a human with balances, or a bot (no ledger rows)."""
+    """A seat as the settlement sees it: a human with balances, or a bot (no ledger rows).
+    `bot_played`: the bot played most of the seat's turns (托管, timeouts, a takeover)."""
 
     human: bool
     balance: int = 0
     title_points: int = 0
+    bot_played: bool = False
 
 
 @dataclass(frozen=True, order=True)
@@ -460,9 +462,11 @@ def settle_hand(outcome: HandOutcome, seats: Mapping[int, SeatState]) -> list[Li
        charged as an escaper, except under `escape_penalty = none` (seed 004), where the absent
        seat's own settlement is waived instead and the other side is settled against what the
        players still in it pay or receive (`waive`): the house never stands in.
-    4. Title points never go below 0. A balance below what the hand takes is a `shortfall`
-       (`cover_shortfalls`): a guard only, which the check before every hand
-       (`max_hand_loss`) keeps from ever being written, and which `ladder_check` reports.
+    4. Title points are gained only by a seat its human played (`title_gains_played_only`);
+       a seat the bot played loses them as if played. They never go below 0. A balance
+       below what the hand takes is a `shortfall` (`cover_shortfalls`): a guard only, which
+       the check before every hand (`max_hand_loss`) keeps from ever being written, and
+       which `ladder_check` reports.
     """
     if outcome.kind == "void" or not all(seats[seat].human for seat in SEATS):
         return []
@@ -477,6 +481,7 @@ def settle_hand(outcome: HandOutcome, seats: Mapping[int, SeatState]) -> list[Li
             for seat in outcome.absent_seats:
                 lines += escape_lines(outcome, seat)
     lines = merge_lines(lines)
+    lines = title_gains_played_only(lines, seats)
     lines = clamp_title_points(lines, seats)
     return merge_lines(lines + cover_shortfalls(lines, seats))
 
@@ -531,6 +536,22 @@ def merge_lines(lines: Iterable[Line]) -> list[Line]:
 
 def _line_order(line: Line) -> tuple[int, int]:
     return (4 if line.seat is None else line.seat, HAND_KINDS.index(line.kind))
+
+
+def title_gains_played_only(lines: list[Line], seats: Mapping[int, SeatState]) -> list[Line]:
+    """Title points for a win go only to a seat its human played for most of the hand: a seat
+    the bot played (托管 or away) gains none, while its losses stand (docs/LADDER.md, "Seats
+    the bot played"). Table points are untouched: the seat is settled as if played."""
+    return [
+        line
+        for line in lines
+        if not (
+            line.is_title
+            and line.seat is not None
+            and line.amount > 0
+            and seats[line.seat].bot_played
+        )
+    ]
 
 
 def clamp_title_points(lines: list[Line], seats: Mapping[int, SeatState]) -> list[Line]:

@@ -203,7 +203,6 @@ function startLobby() {
 
   function renderQueue() {
     if (queue === null) return;
-    document.getElementById("queue-size").textContent = String(queue.size);
     document.getElementById("queue-expected").textContent =
       queue.expected_wait_s === null ? L.no_estimate : duration(queue.expected_wait_s);
     if (!loggedIn) return;

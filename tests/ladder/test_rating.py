@@ -50,17 +50,17 @@ def test_a_hand_moves_all_four_ratings_and_records_them() -> None:
 
 
 @pytest.mark.django_db
-def test_a_bot_played_seat_moves_neither_its_human_nor_the_partner() -> None:
+def test_a_bot_played_seat_is_rated_as_played_and_so_is_its_partner() -> None:
+    """托管 or absence shields no rating (docs/LADDER.md, "Seats the bot played")."""
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0}, auto_turns={2: 13})
     ladder_settle_hand(hand_id=hand.pk)
-    assert profile(users[2]).rating_mu == pytest.approx(25)
-    assert profile(users[0]).rating_mu == pytest.approx(25)  # the partner
-    assert profile(users[0]).rated_hands == 0
+    assert profile(users[2]).rating_mu > 25
+    assert profile(users[0]).rating_mu > 25  # the partner
+    assert profile(users[0]).rated_hands == 1
     assert profile(users[1]).rating_mu < 25 and profile(users[3]).rating_mu < 25  # opponents move
     assert set(RatingChange.objects.filter(hand=hand).values_list("user_id", flat=True)) == {
-        users[1].pk,
-        users[3].pk,
+        u.pk for u in users
     }
     # The table points are settled as usual.
     assert profile(users[2]).balance == 1390

@@ -8,6 +8,10 @@ written, that no practice hand (a bot seated at its start) moved points or ratin
 nobody had the relief grant more often than the daily limit. Exits with status 1 and lists what
 is wrong otherwise. `--since-hand N` limits the per-hand checks to hands after N (history
 already reviewed); balances are always checked in full.
+
+It also lists, for review and without failing, the groups of four accounts quick match seated
+together at least `--foursome-min` times (3) in the last `--foursome-days` days (7): docs/
+LADDER.md, "Repeated foursomes".
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from games.matchmaking import FOURSOME_REPEAT_MIN, FOURSOME_WINDOW_DAYS, foursomes_repeated
 from ladder.selectors import ledger_problems
 
 
@@ -29,8 +34,21 @@ class Command(BaseCommand):
             default=0,
             help="check per-hand invariants only for hands with a higher id",
         )
+        parser.add_argument(
+            "--foursome-days",
+            type=int,
+            default=FOURSOME_WINDOW_DAYS,
+            help="review window for groups of four seated together by quick match",
+        )
+        parser.add_argument(
+            "--foursome-min",
+            type=int,
+            default=FOURSOME_REPEAT_MIN,
+            help="list a group of four seated together at least this many times",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
         users, entries, problems = ledger_problems(since_hand=options["since_hand"])
         for problem in problems:
             who = f"user {problem.user_id}" if problem.user_id is not None else "ledger"
@@ -45,3 +63,19 @@ class Command(BaseCommand):
                 "moved points"
             )
         )
+
+    def _review_foursomes(self, *, days: int, at_least: int) -> None:
+        """Groups of four quick match seated together again and again: listed, not a failure
+        (an admin looks at their hands; docs/LADDER.md, "Repeated foursomes")."""
+        found = foursomes_repeated(days=days, at_least=at_least)
+        self.stdout.write(
+            f"review: {len(found)} group(s) of four seated together by quick match "
+            f"at least {at_least} times in {days} days"
+        )
+        for group in found:
+            users = ", ".join(str(pk) for pk in group.user_ids)
+            tables = ", ".join("—" if t is None else str(t) for t in group.tables)
+            self.stdout.write(
+                f"  users {users}: {group.seatings} times, last {group.last_at:%Y-%m-%d %H:%M}, "
+                f"tables {tables}"
+            )
