@@ -25,6 +25,15 @@ BID_OWN_OVERCALL = "bid_own_overcall"
 # The kitty (RULES.md §5.3).
 BURY_WRONG_COUNT = "bury_wrong_count"
 BURY_CARDS_NOT_HELD = "bury_cards_not_held"
+# Each call's checks (friends.friend_call_error, friend_calls_error).
+FRIEND_BAD_ORDINAL = "friend_bad_ordinal"
+FRIEND_JOKER = "friend_joker"
+FRIEND_LEVEL_CARD = "friend_level_card"
+FRIEND_TRUMP = "friend_trump"
+FRIEND_HIGHEST = "friend_highest"
+FRIEND_POINTS = "friend_points"
+FRIEND_WRONG_COUNT = "friend_wrong_count"
+FRIEND_DUPLICATE = "friend_duplicate"
 # Setup, records and rule sets.
 INVALID_SETUP = "invalid_setup"
 INVALID_RECORD = "invalid_record"
@@ -47,6 +56,14 @@ ACTION_REASON_CODES: tuple[str, ...] = (
     BID_OWN_OVERCALL,
     BURY_WRONG_COUNT,
     BURY_CARDS_NOT_HELD,
+    FRIEND_BAD_ORDINAL,
+    FRIEND_JOKER,
+    FRIEND_LEVEL_CARD,
+    FRIEND_TRUMP,
+    FRIEND_HIGHEST,
+    FRIEND_POINTS,
+    FRIEND_WRONG_COUNT,
+    FRIEND_DUPLICATE,
 )
 
 _TEXT = {
@@ -62,6 +79,14 @@ _TEXT = {
     BID_OWN_OVERCALL: "you cannot overcall your own bid",
     BURY_WRONG_COUNT: "bury exactly 8 cards",
     BURY_CARDS_NOT_HELD: "you can only bury cards you hold",
+    FRIEND_BAD_ORDINAL: "a call names a copy from the 1st to the number of decks",
+    FRIEND_JOKER: "a joker cannot be called",
+    FRIEND_LEVEL_CARD: "a level card cannot be called",
+    FRIEND_TRUMP: "a card of the trump suit cannot be called",
+    FRIEND_HIGHEST: "the highest card cannot be called: no A, and no K when the level is A",
+    FRIEND_POINTS: "a point card (5, 10, K) cannot be called, but a K can when the level is A",
+    FRIEND_WRONG_COUNT: "make exactly as many calls as the table's number of friends",
+    FRIEND_DUPLICATE: "the same call twice: call different cards or copies",
 }
 
 
