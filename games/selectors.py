@@ -10,7 +10,7 @@ import orjson
 from django.conf import settings
 from django.contrib.sessions.backends.base import SessionBase
 from django.db import connection
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.models import User
 from games.engine import view_for, view_public
@@ -349,6 +349,33 @@ def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
             }
         )
     return [{**table_summary(t), "seats": seats.get(t.pk, [])} for t in tables]
+
+
+# --- who may see a hand that is over ---------------------------------------------------------
+
+HANDS_OVER = (Hand.Status.FINISHED, Hand.Status.ESCAPED, Hand.Status.VOID)
+
+
+def hands_visible_to(user: User) -> QuerySet[Hand]:
+    """The hands ``user`` may see in any page, JSON or API listing (docs/LADDER.md, "Who sees a
+    hand"), the one rule every such read goes through: a hand that is over, and either public
+    (its table listed and no bot seated at its start) or one ``user`` played in; staff see every
+    hand that is over. A hand of a private table or of practice is visible only to its players;
+    a live hand to nobody (its players follow it on their table's socket). Whatever is not here
+    is answered exactly as a hand that does not exist."""
+    over = Hand.objects.filter(status__in=HANDS_OVER)
+    if user.is_authenticated and user.is_staff:
+        return over
+    bot_seated = HandPlayer.objects.filter(hand=OuterRef("pk"), user__isnull=True)
+    visible = Q(match__table__unlisted=False) & ~Q(Exists(bot_seated))
+    if user.is_authenticated:
+        visible |= Q(Exists(HandPlayer.objects.filter(hand=OuterRef("pk"), user=user)))
+    return over.filter(visible)
+
+
+def hand_visible_to(hand: Hand, user: User) -> bool:
+    """Whether ``user`` may see this hand (``hands_visible_to``)."""
+    return hands_visible_to(user).filter(pk=hand.pk).exists()
 
 
 # --- private tables, and the home page's numbers ------------------------------------------------

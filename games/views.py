@@ -528,17 +528,23 @@ def _replay_labels() -> dict[str, Any]:
     }
 
 
-def _replay_or_404(hand_id: int) -> Hand:
+def _replay_or_404(request: HttpRequest, hand_id: int) -> Hand:
+    """The hand, if it is over and the reader may see it (``selectors.hand_visible_to``): a
+    hand of a private table or of practice is answered to anyone else exactly as a missing
+    one, so hand ids cannot be probed."""
     try:
-        return replay.replay_hand_get(hand_id=hand_id)
-    except ApplicationError as error:
-        raise Http404("no such finished hand") from error
+        hand = replay.replay_hand_get(hand_id=hand_id)
+    except ApplicationError:
+        hand = None
+    if hand is None or not selectors.hand_visible_to(hand, request.user):  # type: ignore[arg-type]
+        raise Http404("no such finished hand")
+    return hand
 
 
 @require_GET
 def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
     """A finished hand, all four hands shown, step by step (never a hand in progress)."""
-    hand = _replay_or_404(hand_id)
+    hand = _replay_or_404(request, hand_id)
     data = replay.replay_get(hand_id=hand.pk)
     return render(
         request,
@@ -564,7 +570,7 @@ def _with_compass(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
 @require_GET
 def replay_record(request: HttpRequest, hand_id: int) -> HttpResponse:
     """The hand's record as JSON (docs/NOTATION.md): ``HandRecord.from_json`` reads it back."""
-    hand = _replay_or_404(hand_id)
+    hand = _replay_or_404(request, hand_id)
     record = replay.replay_record_get(hand=hand)
     response = HttpResponse(record.to_json(), content_type="application/json")
     response["Content-Disposition"] = f'inline; filename="hand-{hand.pk}.json"'
@@ -575,7 +581,7 @@ def replay_record(request: HttpRequest, hand_id: int) -> HttpResponse:
 @require_GET
 def hand_ledger(request: HttpRequest, hand_id: int) -> JsonResponse:
     """What a hand that is over did to each player's points, for the table's result panel."""
-    hand = _replay_or_404(hand_id)
+    hand = _replay_or_404(request, hand_id)
     players = replay.replay_ledger_get(hand=hand)
     # False between the hand's last move and its wrap-up: the page asks again a moment later.
     settled = not hand.awaiting_wrap_up

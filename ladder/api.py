@@ -256,7 +256,7 @@ class PlayerHandsView(LadderAPIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        summary="A player's settled hands, latest first",
+        summary="A player's settled hands you may see, latest first",
         parameters=HAND_PAGING,
         responses={200: HandListSerializer, 404: ErrorSerializer},
     )
@@ -264,9 +264,9 @@ class PlayerHandsView(LadderAPIView):
         user = _player(username)
         limit = _int_param(request, "limit", 20, 1, 100)
         offset = _int_param(request, "offset", 0, 0, 10**9)
-        rows = selectors.player_hands(user=user, limit=limit, offset=offset)
+        rows = selectors.player_hands(user=user, viewer=request.user, limit=limit, offset=offset)
         data = {
-            "count": selectors.player_hand_count(user=user),
+            "count": selectors.player_hand_count(user=user, viewer=request.user),
             "limit": limit,
             "offset": offset,
             "results": [row.__dict__ for row in rows],
@@ -303,11 +303,12 @@ class HandView(LadderAPIView):
     permission_classes = [AllowAny]
 
     @extend_schema(
-        summary="A hand's seats and settlement",
+        summary="A hand's seats and settlement, once it is over (a private table's or a practice "
+        "hand only for its players)",
         responses={200: HandDetailSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, hand_id: int) -> Response:
-        hand, entries = selectors.hand_settlement_lines(hand_id=hand_id)
+        hand, entries = selectors.hand_settlement_lines(hand_id=hand_id, viewer=request.user)
         settlement = getattr(hand, "settlement", None)
         seats = [
             {

@@ -13,6 +13,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet, Sum
 from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
@@ -21,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.models import Hand, HandPlayer
+from games.selectors import hands_visible_to
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.settlement import (
@@ -306,10 +308,20 @@ class HandRow:
     replay_url: str
 
 
-def player_hands(*, user: User, limit: int = 20, offset: int = 0) -> list[HandRow]:
-    """The user's settled hands, latest first, with what each did to their points."""
+def _settled_seats_seen(user: User, viewer: User | AnonymousUser) -> QuerySet[HandPlayer]:
+    """The user's seats in settled hands that ``viewer`` may see (``hands_visible_to``: a hand
+    of a private table or of practice only to its players and staff)."""
+    seen = hands_visible_to(viewer)  # type: ignore[arg-type]
+    return HandPlayer.objects.filter(user=user, hand__settlement__isnull=False, hand__in=seen)
+
+
+def player_hands(
+    *, user: User, viewer: User | AnonymousUser, limit: int = 20, offset: int = 0
+) -> list[HandRow]:
+    """The user's settled hands that ``viewer`` may see, latest first, with what each did to
+    their points."""
     seats = list(
-        HandPlayer.objects.filter(user=user, hand__settlement__isnull=False)
+        _settled_seats_seen(user, viewer)
         .select_related("hand__match__table", "hand__settlement")
         .order_by("-hand__finished_at", "-hand_id")[offset : offset + limit]
     )
@@ -344,8 +356,8 @@ def player_hands(*, user: User, limit: int = 20, offset: int = 0) -> list[HandRo
     return rows
 
 
-def player_hand_count(*, user: User) -> int:
-    return HandPlayer.objects.filter(user=user, hand__settlement__isnull=False).count()
+def player_hand_count(*, user: User, viewer: User | AnonymousUser) -> int:
+    return _settled_seats_seen(user, viewer).count()
 
 
 def hand_replay_url(hand_id: int) -> str:
@@ -392,8 +404,13 @@ def player_ledger(*, user: User, limit: int = 50, offset: int = 0) -> list[Ledge
     )
 
 
-def hand_settlement_lines(*, hand_id: int) -> tuple[Hand, list[LedgerEntry]]:
-    hand = Hand.objects.select_related("match__table", "settlement").filter(pk=hand_id).first()
+def hand_settlement_lines(
+    *, hand_id: int, viewer: User | AnonymousUser
+) -> tuple[Hand, list[LedgerEntry]]:
+    """A hand that is over and its ledger lines; a live hand, or one ``viewer`` may not see
+    (``hands_visible_to``), is answered exactly as a missing one."""
+    seen = hands_visible_to(viewer)  # type: ignore[arg-type]
+    hand = seen.select_related("match__table", "settlement").filter(pk=hand_id).first()
     if hand is None:
         raise ApplicationError("hand_not_found", _("no hand %(hand_id)s"), hand_id=hand_id)
     entries = list(

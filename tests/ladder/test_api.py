@@ -77,9 +77,11 @@ def test_hand_detail_shows_the_settlement(api: APIClient) -> None:
     assert data["settled"] is True
     assert data["outcome"]["levels_gained"] == 3
     assert [seat["username"] for seat in data["seats"]] == [u.username for u in users]
-    unsettled = make_hand(users, status="playing")
+    unsettled = make_hand(users)  # over, not yet wrapped up
     pending = api.get(f"/api/hands/{unsettled.pk}/").json()
     assert (pending["settled"], pending["outcome"], pending["entries"]) == (False, None, [])
+    live = make_hand(users, status="playing")  # no API shows a hand in progress
+    assert api.get(f"/api/hands/{live.pk}/").json()["code"] == "hand_not_found"
     assert api.get("/api/hands/999999/").json()["code"] == "hand_not_found"
     house = [e for e in data["entries"] if e["username"] is None]
     assert house == [{"username": None, "kind": "fee", "account": "table", "amount": 20,
