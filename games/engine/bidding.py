@@ -1,12 +1,16 @@
 """Bidding for trump (亮主, RULES.md §5.2) under the three ``bidding`` options.
 
-A bid *shows* cards: one level card, two identical level cards, or two identical jokers (a
-joker pair means no-trump). Whether it may stand over the standing bid depends on the option:
+A bid *shows* cards: k identical level cards (1 ≤ k ≤ decks) or k identical jokers (2 ≤ k ≤
+decks; jokers mean no-trump). With two decks that is one level card, a level pair or a joker
+pair; more decks add triples and quads, and more copies beat fewer (RULES-FRIENDS.md §2
+Bidding). Whether a bid may stand over the standing bid depends on the option (written here for
+two decks; with more, each count of copies is a rank of its own, above all showings of fewer):
 
 - ``strength``: single level card < level pair < ``SJ`` pair < ``BJ`` pair; a new bid must be
   strictly stronger; any seat may bid, the standing bidder too.
-- ``count`` (冲主): an overcall shows more level cards of another suit, or a joker pair over
-  level cards; only another seat may overcall (seed 002: 其他玩家); a joker pair stands for good.
+- ``count`` (冲主): an overcall shows more level cards of another suit, or at least as many
+  identical jokers as the level cards shown; only another seat may overcall (seed 002:
+  其他玩家); a joker showing stands for good.
 - ``reinforce`` (seed 003): single < pair < joker pair, both joker pairs equal, and the earliest
   of equal strength stands. The kinds of seed 003 fall out of who shows what: the bidder's
   second copy is 自保, another seat's pair of another suit 反主, the bidder's pair of another
@@ -58,15 +62,15 @@ class Bid:
         }
 
 
-def showing_error(cards: Sequence[int], level: str) -> str | None:
-    """None when the cards are a showable bid: one level card, or two identical level cards or
-    jokers."""
-    if len(cards) == 1:
-        return None if _is_level_card(cards[0], level) else BID_NOT_SHOWABLE
-    if len(cards) == 2 and cards[0] == cards[1]:
-        first = cards[0]
-        return None if first >= SMALL_JOKER or _is_level_card(first, level) else BID_NOT_SHOWABLE
-    return BID_NOT_SHOWABLE
+def showing_error(cards: Sequence[int], level: str, decks: int = 2) -> str | None:
+    """None when the cards are a showable bid: 1 to ``decks`` identical level cards, or 2 to
+    ``decks`` identical jokers."""
+    if not 1 <= len(cards) <= decks or any(c != cards[0] for c in cards):
+        return BID_NOT_SHOWABLE
+    first = cards[0]
+    if first >= SMALL_JOKER:
+        return None if len(cards) >= 2 else BID_NOT_SHOWABLE
+    return None if _is_level_card(first, level) else BID_NOT_SHOWABLE
 
 
 def _is_level_card(card: int, level: str) -> bool:
@@ -82,14 +86,21 @@ def _suit_of(cards: Sequence[int]) -> str | None:
 
 
 def _strength(system: str, cards: Sequence[int]) -> int:
-    """Comparable strength; under ``count`` the number of cards shown (a joker pair is 2)."""
-    if system == "count":
-        return len(cards)
-    if cards[0] >= SMALL_JOKER:
-        if system == "reinforce":
-            return 3
-        return 4 if cards[0] == BIG_JOKER else 3
-    return len(cards)
+    """Comparable strength; under ``count`` the number of cards shown (a joker pair is 2).
+
+    More copies beat fewer; at k ≥ 2 copies ``strength`` ranks level cards < ``SJ`` < ``BJ``
+    (3 ranks a count: 3k − 4, +1, +2) and ``reinforce`` level cards < jokers, both joker
+    showings equal (2 ranks a count: 2k − 2, +1). A single level card is 1. Two decks give the
+    values of RULES.md §5.2: single 1, pair 2, ``SJ`` pair 3, ``BJ`` pair 4 (``reinforce``: 1,
+    2, 3).
+    """
+    count = len(cards)
+    if system == "count" or count == 1:
+        return count
+    if system == "reinforce":
+        return 2 * count - 2 + (1 if cards[0] >= SMALL_JOKER else 0)
+    rank = 2 if cards[0] == BIG_JOKER else 1 if cards[0] == SMALL_JOKER else 0
+    return 3 * count - 4 + rank
 
 
 def bid_error(
@@ -99,13 +110,14 @@ def bid_error(
     seat: int,
     cards: Sequence[int],
     hand: Sequence[int],
+    decks: int = 2,
 ) -> str | None:
     """None when ``seat`` may bid ``cards`` now, else the reason code.
 
     ``hand`` is what the seat has been dealt so far (RULES.md §5.1: bids during the deal are
     checked against the cards received by then).
     """
-    code = showing_error(cards, level)
+    code = showing_error(cards, level, decks)
     if code is not None:
         return code
     if not _held(hand, cards):
@@ -126,7 +138,7 @@ def _count_overcall_error(standing: Bid, seat: int, cards: Sequence[int]) -> str
         return BID_TOO_WEAK
     if cards[0] >= SMALL_JOKER:
         # "同等数量的花牌": as many identical jokers as the level cards shown, or more.
-        return None
+        return None if len(cards) >= len(standing.cards) else BID_TOO_WEAK
     if _suit_of(cards) == standing.suit:
         return BID_SAME_SUIT
     return None if len(cards) > len(standing.cards) else BID_TOO_WEAK
@@ -149,54 +161,55 @@ def _kind(standing: Bid | None, seat: int, suit: str | None, cards: Sequence[int
     return SELF_REINFORCE if suit == standing.suit else SELF_OVERTURN
 
 
-def possible_showings(hand: Sequence[int], level: str) -> list[tuple[int, ...]]:
-    """Every distinct showable bid the hand holds (singles and pairs of level cards, joker
-    pairs), weakest kinds first."""
+def possible_showings(hand: Sequence[int], level: str, decks: int = 2) -> list[tuple[int, ...]]:
+    """Every distinct showable bid the hand holds: level cards suit by suit (S H C D), each from
+    one copy up to the copies held (at most ``decks``), then ``SJ`` and ``BJ`` from two copies
+    up."""
     level_rank = RANKS.index(level)
     found: list[tuple[int, ...]] = []
     for suit_index in range(4):
         card = suit_index * 13 + level_rank
-        held = hand.count(card)
-        if held:
-            found.append((card,))
-        if held >= 2:
-            found.append((card, card))
+        found.extend((card,) * k for k in range(1, min(hand.count(card), decks) + 1))
     for joker in (SMALL_JOKER, BIG_JOKER):
-        if hand.count(joker) >= 2:
-            found.append((joker, joker))
+        found.extend((joker,) * k for k in range(2, min(hand.count(joker), decks) + 1))
     return found
 
 
-def strongest_showing(cards: Sequence[int], level: str, system: str) -> tuple[Card, ...] | None:
+def strongest_showing(
+    cards: Sequence[int], level: str, system: str, decks: int = 2
+) -> tuple[Card, ...] | None:
     """RULES.md §5.2 ``flip_rule = as_bids``: the turned-over kitty read as bids under
     ``system``, card by card in the order turned; None when they hold no bid.
 
-    Each card shows what it completes: a level card itself, and the second copy of a level card
-    or a joker a pair (a single joker is no bid). A showing stands when it is stronger than the
-    standing one, so the strongest wins and the earliest of equal strength stays. No seat shows
-    them, so the seat rules (``count``: only another seat, another suit) do not apply: only the
-    order of strength (docs/ENGINE-PART2-DECISIONS.md D12).
+    Each card shows what it completes: a level card itself, and the n-th copy of a level card
+    or a joker n copies (a single joker is no bid). A showing stands when it is stronger than
+    the standing one, so the strongest wins and the earliest of equal strength stays. No seat
+    shows them, so the seat rules (``count``: only another seat, another suit) do not apply:
+    only the order of strength (docs/ENGINE-PART2-DECISIONS.md D12).
     """
     best: tuple[Card, ...] | None = None
-    best_strength = 0
-    seen: set[int] = set()
+    copies: dict[int, int] = {}
     for card in cards:
-        shown = (Card(card), Card(card)) if card in seen else (Card(card),)
-        seen.add(card)
-        if showing_error(shown, level) is not None:
+        copies[card] = copies.get(card, 0) + 1
+        shown = (Card(card),) * copies[card]
+        if showing_error(shown, level, decks) is not None:
             continue
-        strength = _flip_strength(system, shown)
-        if strength > best_strength:
-            best, best_strength = shown, strength
+        if best is None or _flip_stands(system, shown, best):
+            best = shown
     return best
 
 
-def _flip_strength(system: str, cards: Sequence[int]) -> int:
-    """``_strength``, except that under ``count`` a joker pair is above any level-card bid
-    (it overcalls them) and the two joker pairs are equal."""
-    if system == "count" and cards[0] >= SMALL_JOKER:
-        return 3
-    return _strength(system, cards)
+def _flip_stands(system: str, shown: Sequence[int], best: Sequence[int]) -> bool:
+    """Whether ``shown`` is stronger than ``best``: ``_strength``, except that under ``count``
+    jokers stand over as many level cards or fewer and nothing stands over jokers (so the two
+    joker pairs are equal), as in its bidding."""
+    if system != "count":
+        return _strength(system, shown) > _strength(system, best)
+    if best[0] >= SMALL_JOKER:
+        return False
+    if shown[0] >= SMALL_JOKER:
+        return len(shown) >= len(best)
+    return len(shown) > len(best)
 
 
 def showing_suit(cards: Sequence[int] | None) -> str | None:
@@ -205,11 +218,16 @@ def showing_suit(cards: Sequence[int] | None) -> str | None:
 
 
 def legal_bids(
-    system: str, level: str, standing: Bid | None, seat: int, hand: Sequence[int]
+    system: str,
+    level: str,
+    standing: Bid | None,
+    seat: int,
+    hand: Sequence[int],
+    decks: int = 2,
 ) -> list[tuple[int, ...]]:
     """Every showing ``seat`` may bid now."""
     return [
         cards
-        for cards in possible_showings(hand, level)
-        if bid_error(system, level, standing, seat, cards, hand) is None
+        for cards in possible_showings(hand, level, decks)
+        if bid_error(system, level, standing, seat, cards, hand, decks) is None
     ]
