@@ -1,6 +1,11 @@
 """Tables and seats: opening a table, sitting down, standing up, a bot in an empty seat,
 pressing ready (which starts the hand when all four are), showing one's hand to spectators.
 
+Who may open a table (docs/LADDER.md, "Table creation limits"): at most
+``SHENGJI_TABLES_OPEN_PER_USER`` (3) open tables made by one user, and
+``SHENGJI_TABLES_CREATED_PER_HOUR`` (10) made in any hour, so one account cannot push the other
+users' tables out of the lobby.
+
 Who may sit (docs/LADDER.md): one table at a time (``seated_elsewhere``); at a ranked table only
 through quick match (``ranked_table_open``); and only holding the table points one hand can take
 (``points_needed``), which is checked again before every hand (``start``).
@@ -10,7 +15,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import transaction
@@ -62,6 +67,7 @@ def table_create(
     ``unlisted``: not in the lobby, joined by its invite link (``invite_code``)."""
     if ranked:
         raise ApplicationError("ranked_quick_match_only")
+    _creation_allowed(creator)
     table = _table_new(
         creator=creator,
         name=name,
@@ -77,6 +83,66 @@ def table_create(
         table.invite_code = secrets.token_urlsafe(12)
         table.save(update_fields=["unlisted", "invite_code"])
     return table
+
+
+def tables_open_per_user() -> int:
+    return int(getattr(settings, "SHENGJI_TABLES_OPEN_PER_USER", 3))
+
+
+def tables_created_per_hour() -> int:
+    return int(getattr(settings, "SHENGJI_TABLES_CREATED_PER_HOUR", 10))
+
+
+def _creation_allowed(creator: User) -> None:
+    """Refuse a table over the creator's limits (docs/LADDER.md, "Table creation limits"):
+    ``tables_created_per_hour`` in the last hour (``table_rate_limit``), and
+    ``tables_open_per_user`` open at once: the creator's oldest idle tables (open, no human
+    seated, no hand on) are closed to make room, and if every one is in use the new one is
+    refused (``table_limit``). The creator's row is locked first, so that two creations of one
+    user at once count each other. Quick match's ranked tables are not counted."""
+    User.objects.select_for_update().filter(pk=creator.pk).first()
+    mine = Table.objects.filter(creator=creator, ranked=False)
+    per_hour = tables_created_per_hour()
+    if mine.filter(created_at__gte=db_now() - timedelta(hours=1)).count() >= per_hour:
+        raise ApplicationError(
+            "table_rate_limit",
+            _("you may open at most %(limit)s tables an hour: wait a little"),
+            limit=per_hour,
+        )
+    limit = tables_open_per_user()
+    open_ids = list(
+        mine.exclude(status=Table.Status.CLOSED)
+        .order_by("created_at", "pk")
+        .values_list("pk", flat=True)
+    )
+    for table_id in list(open_ids):  # the oldest first, until there is room
+        if len(open_ids) < limit:
+            break
+        if _table_retire_if_idle(table_id):
+            open_ids.remove(table_id)
+    if len(open_ids) >= limit:
+        raise ApplicationError(
+            "table_limit",
+            _("you already have %(limit)s open tables with players at them"),
+            limit=limit,
+        )
+
+
+def _table_retire_if_idle(table_id: int) -> bool:
+    """Close the table if nobody human sits at it and no hand is on (a bot's seat is freed);
+    whether it was closed."""
+    table = lock_table(table_id)
+    seats = locked_seats(table)
+    if table.status != Table.Status.OPEN or hand_on(table) or any(s.user_id for s in seats):
+        return False
+    table.matches.filter(ended_at__isnull=True).update(ended_at=db_now())
+    table.status = Table.Status.CLOSED
+    table.save(update_fields=["status"])
+    for seat in seats:
+        if seat.bot:
+            free_seat(seat)
+    table_changed(table, system("closed"))
+    return True
 
 
 def house_rules_checked(preset_name: str, house_rules: dict[str, str]) -> dict[str, str]:
