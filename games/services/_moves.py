@@ -86,7 +86,22 @@ def count_turns(hand: Hand) -> None:
         )
 
 
-def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat]) -> datetime:
+def _turn_started_at(hand: Hand, now: datetime, moved: bool) -> datetime:
+    """When the turn in play began: now when this change logged a move, else (托管 on or off,
+    a takeover, a player back) when the hand's last move was logged, the move that gave the
+    seat its turn (burying and playing are always begun by one)."""
+    if moved or hand.seq == 0:
+        return now
+    last = Action.objects.filter(hand=hand, seq=hand.seq - 1).values_list("created_at", flat=True)
+    return last.first() or now
+
+
+def _next_deadline(
+    hand: Hand, state: HandState, now: datetime, seats: list[Seat], moved: bool
+) -> datetime:
+    """The next deadline. A turn's is never later than its start plus the table's time,
+    whatever changes during it: 托管 on then off, or a takeover and a return, give the player
+    the rest of their turn, never a new one (docs/PROTOCOL.md, "Time")."""
     rules = state.rules
     interval = timedelta(milliseconds=rules.deal_interval_ms)
     started = hand.deal_started_at or now
@@ -96,10 +111,9 @@ def _next_deadline(hand: Hand, state: HandState, now: datetime, seats: list[Seat
         return started + interval * (DRAWS - 1) + timedelta(seconds=rules.bid_window_s)
     seat = state.to_act
     assert seat is not None
-    if seats[seat].bot:
-        return now + bot_delay()
     limit = rules.bury_s if state.phase == BURYING else rules.play_s
-    return now + timedelta(seconds=limit)
+    latest = _turn_started_at(hand, now, moved) + timedelta(seconds=limit)
+    return min(now + bot_delay(), latest) if seats[seat].bot else latest
 
 
 # What a hand's moves change; the rest of the row (rules, seed, dealer, levels) is fixed when
@@ -129,7 +143,7 @@ def after_change(
     if state.phase == FINISHED:
         _finish_hand(hand, state, now)
     else:
-        hand.deadline = _next_deadline(hand, state, now, seats)
+        hand.deadline = _next_deadline(hand, state, now, seats, moved=prev is not None)
     timer = _timer_to_send(hand, now)
     hand.snapshot = public_summary(state, hand.deadline)
     hand.save(update_fields=HAND_MOVING_FIELDS)

@@ -28,8 +28,9 @@ from games.services._moves import after_change
 
 @transaction.atomic
 def seat_autopilot(*, table_id: int, user: User, on: bool) -> Seat:
-    """Turn the user's seat's autopilot on or off; off, the player plays again at once (their
-    turn gets the normal time)."""
+    """Turn the user's seat's autopilot on or off; off, the player plays again at once, with
+    what is left of their turn: neither ever moves the turn's deadline later than its start
+    plus the table's time (``_moves._next_deadline``; docs/PROTOCOL.md, "A turn's clock")."""
     if not user.is_authenticated:
         raise ApplicationError("login_required")
     table = lock_table(table_id)
@@ -61,7 +62,8 @@ def _switch(table: Table, seat: Seat, on: bool) -> None:
 
 
 def _retime(hand: Hand, seats: list[Seat], seat: Seat) -> None:
-    """The seat is to move: its deadline becomes the bot's short one, or the human's again."""
+    """The seat is to move: its deadline becomes the bot's short one, or what is left of the
+    human's turn."""
     state = load_state(hand)
     if state.to_act == seat.index:
         after_change(hand, state, db_now(), seats)
