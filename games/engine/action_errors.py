@@ -25,6 +25,9 @@ BID_OWN_OVERCALL = "bid_own_overcall"
 # The kitty (RULES.md §5.3).
 BURY_WRONG_COUNT = "bury_wrong_count"
 BURY_CARDS_NOT_HELD = "bury_cards_not_held"
+# Friend calls (RULES-FRIENDS §3.3); the codes of each call are friends.py's.
+CALLS_MISSING = "calls_missing"
+CALLS_NOT_ALLOWED = "calls_not_allowed"
 # Each call's checks (friends.friend_call_error, friend_calls_error).
 FRIEND_BAD_ORDINAL = "friend_bad_ordinal"
 FRIEND_JOKER = "friend_joker"
@@ -56,6 +59,8 @@ ACTION_REASON_CODES: tuple[str, ...] = (
     BID_OWN_OVERCALL,
     BURY_WRONG_COUNT,
     BURY_CARDS_NOT_HELD,
+    CALLS_MISSING,
+    CALLS_NOT_ALLOWED,
     FRIEND_BAD_ORDINAL,
     FRIEND_JOKER,
     FRIEND_LEVEL_CARD,
@@ -79,6 +84,8 @@ _TEXT = {
     BID_OWN_OVERCALL: "you cannot overcall your own bid",
     BURY_WRONG_COUNT: "bury exactly 8 cards",
     BURY_CARDS_NOT_HELD: "you can only bury cards you hold",
+    CALLS_MISSING: "call your friends before you bury",
+    CALLS_NOT_ALLOWED: "only the dealer of a 找朋友 hand calls friends, while burying",
     FRIEND_BAD_ORDINAL: "a call names a copy from the 1st to the number of decks",
     FRIEND_JOKER: "a joker cannot be called",
     FRIEND_LEVEL_CARD: "a level card cannot be called",
@@ -121,6 +128,10 @@ class IllegalBidError(IllegalActionError):
 
 class IllegalBuryError(IllegalActionError):
     """A bury refused with one of the ``bury_*`` codes."""
+
+
+class IllegalCallError(IllegalActionError):
+    """Friend calls refused with ``calls_*`` or one of friends.py's ``friend_*`` codes."""
 
 
 class InvalidActionError(ShengjiError):

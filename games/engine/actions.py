@@ -1,7 +1,9 @@
 """Actions of a hand and their text notation (docs/NOTATION.md).
 
 ``draw`` and ``close`` are issued by the server (the deal and the end of the bid window);
-``bid``, ``bury``, ``play`` and ``leave`` name the acting seat. ``str(action)`` is the canonical
+``bid``, ``call``, ``bury``, ``play`` and ``leave`` name the acting seat (0..7). ``call`` is the
+找朋友 dealer's friend calls, each an ordinal and a card: ``call 0 2AS 1KH`` is "the second AS
+and the first KH played" (RULES-FRIENDS §3.3). ``str(action)`` is the canonical
 text and ``parse_action`` reads it back: ``parse_action("play 1 as as ks")`` prints as
 ``play 1 AS AS KS``.
 """
@@ -21,24 +23,35 @@ BID = "bid"
 BURY = "bury"
 PLAY = "play"
 LEAVE = "leave"
+CALL = "call"
 
 SERVER_KINDS = (DRAW, CLOSE)
-SEAT_KINDS = (BID, BURY, PLAY, LEAVE)
+SEAT_KINDS = (BID, BURY, PLAY, LEAVE, CALL)
+SEAT_WORDS = ("0", "1", "2", "3", "4", "5", "6", "7")
+MAX_ORDINAL = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
-    """One step of a hand: ``kind``, the acting ``seat`` (None for server actions), ``cards``."""
+    """One step of a hand: ``kind``, the acting ``seat`` (None for server actions), ``cards``;
+    a ``call`` also has one ``ordinals`` entry per card."""
 
     kind: str
     seat: int | None = None
     cards: tuple[int, ...] = ()
+    ordinals: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         if self.seat is None:
             return self.kind
         if not self.cards:
             return f"{self.kind} {self.seat}"
+        if self.kind == CALL:
+            calls = " ".join(
+                f"{n}{text}"
+                for n, text in zip(self.ordinals, format_cards(self.cards).split(), strict=True)
+            )
+            return f"{self.kind} {self.seat} {calls}"
         return f"{self.kind} {self.seat} {format_cards(self.cards)}"
 
     def __repr__(self) -> str:
@@ -73,12 +86,19 @@ def leave(seat: int) -> Action:
     return Action(LEAVE, seat)
 
 
+def call(seat: int, calls: Iterable[tuple[int, int]]) -> Action:
+    """The dealer's friend calls, as ``(card, ordinal)`` pairs."""
+    listed = list(calls)
+    return Action(CALL, seat, tuple(c for c, _ in listed), tuple(n for _, n in listed))
+
+
 _PARSED: dict[str, Action] = {}
 _PARSED_LIMIT = 100_000
 
 
-def parse_action(text: str) -> Action:
-    """An ``Action`` from its text; raises ``InvalidActionError`` (code ``invalid_action``).
+def parse_action(text: str, players: int = 4) -> Action:
+    """An ``Action`` from its text; raises ``InvalidActionError`` (code ``invalid_action``),
+    also for a seat outside ``0..players-1`` (a hand passes its own number of players).
 
     Actions are immutable, so parsed texts are cached (replays parse the same texts often).
     """
@@ -88,6 +108,8 @@ def parse_action(text: str) -> Action:
         if len(_PARSED) >= _PARSED_LIMIT:
             _PARSED.clear()
         _PARSED[text] = found
+    if found.seat is not None and found.seat >= players:
+        raise InvalidActionError(text, f"a seat 0..{players - 1} must follow the action")
     return found
 
 
@@ -102,8 +124,8 @@ def _parse(text: str) -> Action:
         return DRAW_ACTION if kind == DRAW else CLOSE_ACTION
     if kind not in SEAT_KINDS:
         raise InvalidActionError(text, f"unknown action {words[0]!r}")
-    if len(words) < 2 or words[1] not in ("0", "1", "2", "3"):
-        raise InvalidActionError(text, "a seat 0..3 must follow the action")
+    if len(words) < 2 or words[1] not in SEAT_WORDS:
+        raise InvalidActionError(text, "a seat 0..7 must follow the action")
     seat = int(words[1])
     if kind == LEAVE:
         if len(words) > 2:
@@ -111,6 +133,8 @@ def _parse(text: str) -> Action:
         return Action(LEAVE, seat)
     if len(words) < 3:
         raise InvalidActionError(text, f"{kind} needs cards")
+    if kind == CALL:
+        return _parse_call(text, seat, words[2])
     try:
         cards = tuple(parse_cards(words[2]))
     except InvalidNotationError as error:
@@ -118,13 +142,28 @@ def _parse(text: str) -> Action:
     return Action(kind, seat, cards)
 
 
-def as_action(action: Action | str) -> Action:
+def _parse_call(text: str, seat: int, calls: str) -> Action:
+    """``2AS 1KH``: each call an ordinal digit 1..4 glued to a card."""
+    cards: list[int] = []
+    ordinals: list[int] = []
+    for token in calls.split():
+        if len(token) != 3 or token[0] not in "1234":
+            raise InvalidActionError(text, f"a call is an ordinal 1..4 and a card, not {token!r}")
+        try:
+            cards += parse_cards(token[1:])
+        except InvalidNotationError as error:
+            raise InvalidActionError(text, str(error)) from None
+        ordinals.append(int(token[0]))
+    return Action(CALL, seat, tuple(cards), tuple(ordinals))
+
+
+def as_action(action: Action | str, players: int = 4) -> Action:
     """Accept either form; anything else is an ``invalid_action``."""
     if isinstance(action, Action):
         return action
     if not isinstance(action, str):
         raise InvalidActionError(repr(action), "an action is text or an Action")
-    return parse_action(action)
+    return parse_action(action, players)
 
 
 def action_texts(actions: list[Action]) -> list[str]:
@@ -134,6 +173,7 @@ def action_texts(actions: list[Action]) -> list[str]:
 __all__ = [
     "BID",
     "BURY",
+    "CALL",
     "CLOSE",
     "DRAW",
     "LEAVE",
@@ -143,6 +183,7 @@ __all__ = [
     "as_action",
     "bid",
     "bury",
+    "call",
     "close",
     "draw",
     "leave",

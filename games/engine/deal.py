@@ -1,10 +1,11 @@
-"""The deal (RULES.md §5.1): a seeded shuffle, the kitty set aside, 100 single-card draws.
+"""The deal (RULES.md §5.1): a seeded shuffle, the kitty set aside, single-card draws.
 
-A deck is 108 cards in deal order: the first 8 are the kitty, then draw ``i`` (0..99) gives
-``deck[8 + i]`` to seat ``(start + i) % 4``, ``start`` being the dealer (seat 0 in a match's
-first hand). Everything random in a hand comes from one ``random.Random(seed)``: first the
-level rank under ``level_source = random`` (RULES.md §5.7), then one shuffle per deal (a redeal
-shuffles again).
+A deck is ``54 × decks`` cards in deal order (108 for the classic game): the first ``kitty``
+are the kitty, then draw ``i`` gives ``deck[kitty + i]`` to seat ``(start + i) % players``,
+``start`` being the dealer (seat 0 in a match's first hand). Deal sizes for every table shape
+are ``deal_sizes`` (RULES-FRIENDS §1). Everything random in a hand comes from one
+``random.Random(seed)``: first the level rank under ``level_source = random`` (RULES.md §5.7),
+then one shuffle per deal (a redeal shuffles again).
 """
 
 from __future__ import annotations
@@ -14,11 +15,12 @@ from random import Random
 
 from games.engine.action_errors import InvalidSetupError
 from games.engine.bidding import showing_suit, strongest_showing
-from games.engine.cards import RANKS, SMALL_JOKER, Card, full_deck
+from games.engine.cards import CARD_IDS, RANKS, SMALL_JOKER, Card, full_deck
 from games.engine.errors import InvalidOptionError
 from games.engine.rules import BIDDING, FLIP_RULE
 from games.engine.trump import Trump
 
+MIN_PLAYERS = 4
 FIRST_CARD = "first_card"
 AS_BIDS = "as_bids"
 SEATS = 4
@@ -28,6 +30,21 @@ DRAWS = SEATS * HAND_SIZE
 DECK_SIZE = KITTY_SIZE + DRAWS
 
 _SORTED_DECK: tuple[int, ...] = tuple(full_deck())
+_SORTED_DECKS: dict[int, tuple[int, ...]] = {
+    decks: tuple(c for c in CARD_IDS for _ in range(decks)) for decks in (2, 3, 4)
+}
+MIN_KITTY = 5
+
+
+def deal_sizes(players: int, decks: int) -> tuple[int, int]:
+    """``(cards_each, kitty)`` for a table shape (RULES-FRIENDS §1): with ``N = 54 × decks``,
+    the kitty is ``N mod players`` (``players`` when that is 0), raised by ``players`` while
+    under 5; everyone gets the rest in equal shares. ``deal_sizes(4, 2) == (25, 8)``."""
+    total = 54 * decks
+    kitty = total % players or players
+    while kitty < MIN_KITTY:
+        kitty += players
+    return (total - kitty) // players, kitty
 
 
 def random_level(rng: Random) -> str:
@@ -35,39 +52,46 @@ def random_level(rng: Random) -> str:
     return RANKS[rng.randrange(len(RANKS))]
 
 
-def shuffled_deck(rng: Random) -> list[int]:
-    deck = list(_SORTED_DECK)
+def shuffled_deck(rng: Random, decks: int = 2) -> list[int]:
+    deck = list(_SORTED_DECKS[decks])
     rng.shuffle(deck)
     return deck
 
 
-def draw_seat(start: int, draw_index: int) -> int:
-    """The seat that receives draw ``draw_index`` (0..99) of a deal starting at ``start``."""
-    return (start + draw_index) % SEATS
+def draw_seat(start: int, draw_index: int, players: int = SEATS) -> int:
+    """The seat that receives draw ``draw_index`` of a deal starting at ``start``."""
+    return (start + draw_index) % players
 
 
-def check_deck(deck: Sequence[int]) -> list[int]:
-    """The deck as plain ints, after checking it holds exactly the 108 cards of two decks."""
+def check_deck(deck: Sequence[int], decks: int = 2) -> list[int]:
+    """The deck as plain ints, after checking it holds every card exactly ``decks`` times."""
     cards = [int(c) for c in deck]
-    if sorted(cards) != list(_SORTED_DECK):
-        raise InvalidSetupError("a deck must hold every card of two decks exactly twice")
+    if sorted(cards) != list(_SORTED_DECKS.get(decks, ())):
+        raise InvalidSetupError(
+            f"a deck must hold every card of {decks} decks exactly {decks} times"
+        )
     return cards
 
 
 def deck_from_hands(
-    hands: Sequence[Sequence[int]], kitty: Sequence[int], start: int = 0
+    hands: Sequence[Sequence[int]], kitty: Sequence[int], start: int = 0, decks: int = 2
 ) -> list[Card]:
-    """The deck order that deals ``hands`` (25 cards each, in draw order) and ``kitty``.
+    """The deck order that deals ``hands`` (in draw order, one per seat) and ``kitty``.
 
-    For tests and analysis: ``hands[s][k]`` is the ``k``-th card seat ``s`` receives.
+    For tests and analysis: ``hands[s][k]`` is the ``k``-th card seat ``s`` receives. The
+    number of seats is ``len(hands)``; the sizes must be those of ``deal_sizes``.
     """
-    if len(kitty) != KITTY_SIZE or any(len(h) != HAND_SIZE for h in hands) or len(hands) != 4:
-        raise InvalidSetupError("deck_from_hands needs four hands of 25 and a kitty of 8")
+    players = len(hands)
+    each, kitty_size = deal_sizes(players, decks) if players >= MIN_PLAYERS else (0, 0)
+    if len(kitty) != kitty_size or any(len(h) != each for h in hands) or not each:
+        raise InvalidSetupError(
+            f"deck_from_hands needs {players} hands of {each} and a kitty of {kitty_size}"
+        )
     deck = [Card(c) for c in kitty]
-    for draw_index in range(DRAWS):
-        seat = draw_seat(start, draw_index)
-        deck.append(Card(hands[seat][draw_index // SEATS]))
-    check_deck(deck)
+    for draw_index in range(each * players):
+        seat = draw_seat(start, draw_index, players)
+        deck.append(Card(hands[seat][draw_index // players]))
+    check_deck(deck, decks)
     return deck
 
 

@@ -1,9 +1,10 @@
 """A match: hands in succession with a level per team and the deal rotating (RULES.md §5.6–§5.7).
 
-``Match(rules, seed)`` starts at 2–2 with the first hand's dealer chosen by bidding. After each
-finished hand ``finish_hand()`` takes its ``HandResult``: the winning team's new level, the next
-dealer, the wrap flags. The match ends when a team passes A under ``past_ace = match_end`` or at
-an escape (RULES.md §7: the four change); under ``wrap`` it goes on for ever.
+``Match(rules, seed)`` starts everyone at 2 with the first hand's dealer chosen by bidding.
+After each finished hand ``finish_hand()`` takes its ``HandResult``: the winners' new levels
+(per team, or per player in 找朋友), the next dealer, the wrap flags. The match ends when a
+team (a player) passes A under ``past_ace = match_end`` or at an escape (RULES.md §7: the
+players change); under ``wrap`` it goes on for ever.
 Hand ``k``'s seed is the ``k``-th 63-bit number of ``random.Random(seed)``.
 """
 
@@ -13,7 +14,7 @@ from random import Random
 from typing import Any
 
 from games.engine.action_errors import InvalidSetupError, MatchOverError
-from games.engine.hand import FINISHED, HandResult, HandState, new_hand
+from games.engine.hand import FINISHED, HandResult, HandState, level_slots, new_hand
 from games.engine.record import HandRecord, record_of
 from games.engine.rules import RuleSet
 
@@ -26,14 +27,14 @@ class Match:
         rules: RuleSet,
         seed: int,
         *,
-        levels: tuple[str, str] = ("2", "2"),
+        levels: tuple[str, ...] | None = None,
         dealer: int | None = None,
-        wrapped: tuple[bool, bool] = (False, False),
+        wrapped: tuple[bool, ...] | None = None,
     ) -> None:
         self.rules = rules
         self.seed = seed
-        self.levels = levels
-        self.wrapped = wrapped
+        self.levels = levels if levels is not None else ("2",) * level_slots(rules)
+        self.wrapped = wrapped if wrapped is not None else (False,) * level_slots(rules)
         self.dealer = dealer
         self.hand: HandState | None = None
         self.results: list[HandResult] = []

@@ -7,14 +7,25 @@ candidates: singles and pairs here, longer leads by part 1's ``legal_follow``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
 
-from games.engine.actions import CLOSE_ACTION, DRAW_ACTION, PLAY, Action, bid, bury, leave, play
+from games.engine.actions import (
+    CLOSE_ACTION,
+    DRAW_ACTION,
+    PLAY,
+    Action,
+    bid,
+    bury,
+    call,
+    leave,
+    play,
+)
 from games.engine.bidding import legal_bids
 from games.engine.cards import RANKS, SMALL_JOKER
 from games.engine.follow import legal_follow
+from games.engine.friends import friend_call_error
 from games.engine.hand import BIDDING, BURYING, DEALING, PLAYING, HandState
 from games.engine.patterns import pair_ids
 from games.engine.trump import Trump
@@ -70,12 +81,16 @@ def _random_throw(hand: Sequence[int], trump: Trump, rng: Random) -> tuple[int, 
 
 
 def random_follow(
-    hand: Sequence[int], lead: Sequence[int], trump: Trump, rng: Random
+    hand: Sequence[int],
+    lead: Sequence[int],
+    trump: Trump,
+    rng: Random,
+    draw_policy: str = "no_protections",
 ) -> tuple[int, ...]:
     """A random legal follow of ``lead`` from ``hand``."""
     size = len(lead)
     if size > 2:
-        return tuple(legal_follow(hand, lead, trump, rng))
+        return tuple(legal_follow(hand, lead, trump, rng, draw_policy=draw_policy))
     group = trump.groups[lead[0]]
     # bytes.translate deletes every card outside the led group (part 1's keep_group tables).
     suited = bytes(hand).translate(None, trump.keep_group[group])
@@ -92,8 +107,32 @@ def random_follow(
     return tuple(rng.sample(list(suited), 2))
 
 
-def random_bury(hand: Sequence[int], rng: Random) -> list[int]:
-    return rng.sample(list(hand), 8)
+def random_bury(hand: Sequence[int], rng: Random, count: int = 8) -> list[int]:
+    return rng.sample(list(hand), count)
+
+
+def random_calls(state: HandState, rng: Random) -> list[tuple[int, int]]:
+    """Random legal friend calls ``(card, ordinal)`` for the dealer (RULES-FRIENDS §3.3)."""
+    trump = state.trump
+    assert trump is not None
+    rules = state.rules
+    decks = state.decks
+    chosen: list[tuple[int, int]] = []
+    while len(chosen) < rules.friends:
+        card, ordinal = rng.randrange(54), rng.randint(1, decks)
+        if (card, ordinal) in chosen:
+            continue
+        if friend_call_error(card, ordinal, trump, decks, rules.friend_cards) is None:
+            chosen.append((card, ordinal))
+    return chosen
+
+
+def _random_bury_step(state: HandState, rng: Random) -> None:
+    dealer = state.dealer
+    assert dealer is not None
+    if state.rules.is_friends:
+        state.apply(call(dealer, random_calls(state, rng)))
+    state.apply(bury(dealer, random_bury(state.hands[dealer], rng, state.kitty_size)))
 
 
 def _is_bid_card(card: int, level_rank: int) -> bool:
@@ -104,7 +143,12 @@ def _maybe_bid(state: HandState, seat: int, rng: Random, rate: float) -> None:
     if rng.random() >= rate:
         return
     showings = legal_bids(
-        state.rules.bidding, state.level, state.standing_bid, seat, state.hands[seat]
+        state.rules.bidding,
+        state.level,
+        state.standing_bid,
+        seat,
+        state.hands[seat],
+        decks=state.decks,
     )
     if showings:
         state.apply(bid(seat, rng.choice(showings)))
@@ -117,25 +161,32 @@ def _deal_and_bid(state: HandState, rng: Random, policy: RandomPolicy) -> None:
     rate = policy.bid_rate if state.deal_number == 0 else 1.0
     if state.deal_number == 0 and rng.random() < policy.silent_rate:
         rate = 0.0
+    players = state.players
     while state.phase == DEALING:
-        seat = (state.start_seat + state.drawn) % 4
+        seat = (state.start_seat + state.drawn) % players
         state.apply(DRAW_ACTION)
         if _is_bid_card(state.hands[seat][-1], level_rank):
             _maybe_bid(state, seat, rng, rate)
-    for seat in rng.sample(range(4), 4):
+    for seat in rng.sample(range(players), players):
         _maybe_bid(state, seat, rng, rate / 2)
     state.apply(CLOSE_ACTION)
 
 
-def play_random(state: HandState, rng: Random, policy: RandomPolicy | None = None) -> HandState:
-    """Play the hand to its end with random legal actions (from any phase)."""
+def play_random(
+    state: HandState,
+    rng: Random,
+    policy: RandomPolicy | None = None,
+    at_first_lead: Callable[[HandState], None] | None = None,
+) -> HandState:
+    """Play the hand to its end with random legal actions (from any phase); ``at_first_lead``
+    is called once, when the kitty is buried and nobody has led yet (for checks)."""
     policy = policy or RandomPolicy()
     escape_at = -1
     if policy.escape_rate and rng.random() < policy.escape_rate:
         escape_at = rng.randrange(180)
     while state.result is None:
         if len(state.actions) >= escape_at >= 0:
-            state.apply(leave(rng.randrange(4)))
+            state.apply(leave(rng.randrange(state.players)))
             break
         phase = state.phase
         if phase == PLAYING:
@@ -143,8 +194,9 @@ def play_random(state: HandState, rng: Random, policy: RandomPolicy | None = Non
         elif phase in (DEALING, BIDDING):
             _deal_and_bid(state, rng, policy)
         elif phase == BURYING:
-            assert state.dealer is not None
-            state.apply(bury(state.dealer, random_bury(state.hands[state.dealer], rng)))
+            _random_bury_step(state, rng)
+            if at_first_lead is not None and state.phase == PLAYING:
+                at_first_lead(state)
     return state
 
 
@@ -157,7 +209,7 @@ def _random_play_step(state: HandState, rng: Random, policy: RandomPolicy) -> No
     if lead is None:
         cards = random_lead(hand, trump, rng, policy)
     else:
-        cards = random_follow(hand, lead, trump, rng)
+        cards = random_follow(hand, lead, trump, rng, state.rules.draw_policy)
     state.apply(Action(PLAY, seat, cards))
 
 
@@ -171,12 +223,15 @@ def random_action(state: HandState, rng: Random) -> Action | None:
     if phase == BIDDING:
         return CLOSE_ACTION
     if phase == BURYING:
-        assert state.dealer is not None
-        return bury(state.dealer, random_bury(state.hands[state.dealer], rng))
+        dealer = state.dealer
+        assert dealer is not None
+        if state.rules.is_friends and not state.calls:
+            return call(dealer, random_calls(state, rng))
+        return bury(dealer, random_bury(state.hands[dealer], rng, state.kitty_size))
     trump = state.trump
     assert trump is not None and phase == PLAYING
     hand = state.hands[state.turn]
     lead = state.lead
     if lead is None:
         return play(state.turn, random_lead(hand, trump, rng, RandomPolicy()))
-    return play(state.turn, random_follow(hand, lead, trump, rng))
+    return play(state.turn, random_follow(hand, lead, trump, rng, state.rules.draw_policy))

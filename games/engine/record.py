@@ -27,9 +27,9 @@ _DRAW_TEXT = str(DRAW_ACTION)
 class HandRecord:
     rules: RuleSet
     seed: int
-    levels: tuple[str, str] = ("2", "2")
+    levels: tuple[str, ...] = ("2", "2")
     dealer: int | None = None
-    wrapped: tuple[bool, bool] = (False, False)
+    wrapped: tuple[bool, ...] = (False, False)
     actions: tuple[str, ...] = ()
     decks: tuple[tuple[int, ...], ...] | None = None
     result: dict[str, Any] | None = field(default=None, compare=False)
@@ -64,9 +64,9 @@ class HandRecord:
             return cls(
                 rules=RuleSet.from_dict(data["rules"]),
                 seed=_whole(data["seed"], "seed"),
-                levels=(data["levels"][0], data["levels"][1]),
+                levels=_levels(data["levels"]),
                 dealer=data.get("dealer"),
-                wrapped=(_flag(data["wrapped"][0]), _flag(data["wrapped"][1])),
+                wrapped=tuple(_flag(flag) for flag in _listed(data["wrapped"])),
                 actions=tuple(str(a) for a in data["actions"]),
                 decks=None if decks is None else tuple(tuple(parse_cards(d)) for d in decks),
                 result=data.get("result"),
@@ -83,6 +83,20 @@ class HandRecord:
         except json.JSONDecodeError as error:
             raise InvalidRecordError(f"a hand record is JSON: {error}") from None
         return cls.from_dict(data)
+
+
+def _listed(value: Any) -> list[Any]:
+    if not isinstance(value, list) or not value:
+        raise InvalidRecordError(f"{value!r} is not a list")
+    return value
+
+
+def _levels(value: Any) -> tuple[str, ...]:
+    """Per team (two) or per player (找朋友); new_hand checks the count against the rules."""
+    levels = _listed(value)
+    if any(not isinstance(level, str) for level in levels):
+        raise InvalidRecordError(f"levels {value!r} are not ranks")
+    return tuple(levels)
 
 
 def _whole(value: Any, name: str) -> int:

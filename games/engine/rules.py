@@ -35,6 +35,14 @@ PAST_ACE = ("wrap", "match_end")
 LEVEL_SOURCE = ("team", "random")
 SETTLEMENT = ("ratio", "levels", "table", "stake_steps")
 ESCAPE_PENALTY = ("triple", "fixed_40", "nine_stakes", "none")
+MODE = ("tractor", "friends")
+FRIEND_CARDS = ("unrestricted", "trumps_included", "no_highest", "no_points")
+JOIN_POLICY = ("unrestricted", "no_double_join")
+DRAW_POLICY = ("no_protections", "longer_tuples_protected")
+TRACTOR = "tractor"
+FRIENDS = "friends"
+MIN_PLAYERS, MAX_PLAYERS = 4, 8
+MIN_DECKS, MAX_DECKS = 2, 4
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "bidding": BIDDING,
@@ -57,13 +65,56 @@ _NUMBERS = (
     "bury_s",
     "play_s",
 )
+_SHAPE_CHOICES: dict[str, tuple[str, ...]] = {
+    "mode": MODE,
+    "friend_cards": FRIEND_CARDS,
+    "join_policy": JOIN_POLICY,
+    "draw_policy": DRAW_POLICY,
+}
 HOUSE_RULE_OPTIONS: dict[str, tuple[str, ...]] = dict(_CHOICES)
 """The options a casual table may set on top of its preset (RULES.md §4–§7), with their values;
 timings are the table's own fields, and ``throw_penalty`` stays the preset's."""
 
-ADDED_OPTIONS: dict[str, str] = {"forced_part": "by_kind", "flip_rule": "first_card"}
+CLASSIC_SHAPE: dict[str, Any] = {
+    "players": 4,
+    "decks": 2,
+    "mode": TRACTOR,
+    "friends": 0,
+    "friend_cards": "unrestricted",
+    "join_policy": "unrestricted",
+    "small_side_bonus": True,
+    "draw_policy": "no_protections",
+}
+"""The table-shape options (RULES-SPEC.md, bigger tables) at the four-player, two-deck game.
+``to_dict`` leaves out each one while it holds this value, so a classic hand's record reads
+exactly as before these options existed."""
+
+ADDED_OPTIONS: dict[str, Any] = {
+    "forced_part": "by_kind",
+    "flip_rule": "first_card",
+    **CLASSIC_SHAPE,
+}
 """Options added after hands were first recorded, with the value every older hand was played
-under (seed 000's part order and seed 004's flip were then the only ones)."""
+under (seed 000's part order and seed 004's flip were then the only ones; every hand had four
+players and two decks)."""
+
+
+class ShapeOptionError(InvalidOptionError):
+    """A table shape the rules do not allow; ``reason`` is a stable sub-code."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+
+
+def default_decks(players: int) -> int:
+    """RULES-FRIENDS §1: 2 decks for 4–5 players, 3 for 6–7, 4 for 8."""
+    return 2 if players <= 5 else 3 if players <= 7 else 4
+
+
+def default_friends(players: int) -> int:
+    """RULES-FRIENDS §3.3: ``players // 2 - 1`` calls (5 → 1, 6 → 2, 7 → 2, 8 → 3)."""
+    return players // 2 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,9 +147,17 @@ class RuleSet:
     bid_window_s: int = 8
     bury_s: int = 30
     play_s: int = 20
+    players: int = 4
+    decks: int = 2
+    mode: str = TRACTOR
+    friends: int = 0
+    friend_cards: str = "unrestricted"
+    join_policy: str = "unrestricted"
+    small_side_bonus: bool = True
+    draw_policy: str = "no_protections"
 
     def __post_init__(self) -> None:
-        for option, choices in _CHOICES.items():
+        for option, choices in (*_CHOICES.items(), *_SHAPE_CHOICES.items()):
             value = getattr(self, option)
             if value not in choices:
                 raise InvalidOptionError(f"{option} {value!r} is not one of {', '.join(choices)}")
@@ -108,6 +167,45 @@ class RuleSet:
                 raise InvalidOptionError(f"{option} {value!r} is not a whole number >= 0")
         if not isinstance(self.name, str) or not self.name:
             raise InvalidOptionError(f"name {self.name!r} is not a non-empty string")
+        if type(self.small_side_bonus) is not bool:
+            raise InvalidOptionError(f"small_side_bonus {self.small_side_bonus!r} is not a flag")
+        self._check_shape()
+
+    def _check_shape(self) -> None:
+        """RULES-FRIENDS §1, §3.3; ``decks=0`` and (in 找朋友) ``friends=0`` mean the default."""
+        players = self.players
+        if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise ShapeOptionError("players_out_of_range", f"players {players!r} is not 4..8")
+        if self.decks == 0:
+            object.__setattr__(self, "decks", default_decks(players))
+        if type(self.decks) is not int or not MIN_DECKS <= self.decks <= MAX_DECKS:
+            raise ShapeOptionError("decks_out_of_range", f"decks {self.decks!r} is not 2..4")
+        if self.mode == TRACTOR:
+            if players % 2:
+                raise ShapeOptionError(
+                    "tractor_needs_even_players", f"tractor mode with {players} players"
+                )
+            if self.friends != 0:
+                raise ShapeOptionError("friends_out_of_range", "tractor mode calls no friends")
+            return
+        if players < 5:
+            raise ShapeOptionError("friends_needs_5_to_8_players", f"找朋友 with {players} players")
+        if self.friends == 0:
+            object.__setattr__(self, "friends", default_friends(players))
+        if type(self.friends) is not int or not 1 <= self.friends <= default_friends(players):
+            raise ShapeOptionError(
+                "friends_out_of_range",
+                f"friends {self.friends!r} is not 1..{default_friends(players)}",
+            )
+
+    @property
+    def is_classic(self) -> bool:
+        """Four players, two decks, fixed partnerships: the game of RULES.md alone."""
+        return self.players == 4 and self.decks == 2 and self.mode == TRACTOR
+
+    @property
+    def is_friends(self) -> bool:
+        return self.mode == FRIENDS
 
     def no_bid_for(self, first_hand: bool) -> str:
         """The ``no_bid`` value in force for a first or a later hand."""
@@ -117,6 +215,9 @@ class RuleSet:
         """``{"version": 1, "name": …, "options": {…}}``, plain JSON types."""
         options = asdict(self)
         name = options.pop("name")
+        for option, classic in CLASSIC_SHAPE.items():
+            if options[option] == classic:
+                del options[option]
         return {"version": RULES_VERSION, "name": name, "options": options}
 
     def to_json(self) -> str:
@@ -155,6 +256,10 @@ class RuleSet:
         if unknown:
             raise UnknownOptionError(f"unknown rule options: {', '.join(unknown)}")
         options.setdefault("name", "custom")
+        if "players" in options and "decks" not in options:
+            options["decks"] = 0  # the default for the new number of players
+        if "mode" in options and "friends" not in options:
+            options["friends"] = 0
         return replace(self, **options)
 
 

@@ -1,9 +1,12 @@
-"""Random self-play: ``python -m games.engine.selfplay --hands N --seed S --rules PRESET``.
+"""Random self-play: ``python -m games.engine.selfplay --hands N --seed S --rules PRESET``
+``[--players P --decks D --mode tractor|friends]``.
 
 Plays N whole hands in matches (a new match starts when one ends) with random legal actions,
 checks the invariants after every hand, and prints one JSON line of figures. Exits 1 when an
-invariant breaks: the 108 cards conserved, 200 points in play, and every hand replaying from
-its JSON record to the same result. Imports no Django.
+invariant breaks: every card of the decks conserved, ``100 × decks`` points in play, each
+seat's view holding only its own hidden cards (and, in 找朋友, no call before the first lead
+but the dealer's), and every hand replaying from its JSON record to the same end state.
+Imports no Django.
 """
 
 from __future__ import annotations
@@ -17,15 +20,17 @@ from collections.abc import Sequence
 from random import Random
 from typing import Any
 
-from games.engine.deal import KITTY_SIZE
-from games.engine.hand import ESCAPE, TOTAL_POINTS, HandState
+from games.engine.cards import format_cards
+from games.engine.hand import BURYING, ESCAPE, PLAYING, HandState
 from games.engine.match import Match
 from games.engine.random_play import RandomPolicy, play_random
 from games.engine.record import HandRecord, record_of, replay_final
-from games.engine.rules import PRESET_NAMES, RuleSet, preset
+from games.engine.rules import MODE, PRESET_NAMES, RuleSet, preset
 from games.engine.scoring import points
+from games.engine.trump import Trump, sort_cards
+from games.engine.views import view_for
 
-_FULL_DECK_COUNTS = Counter(c for c in range(54) for _ in range(2))
+_FULL_DECK_COUNTS = {d: Counter(c for c in range(54) for _ in range(d)) for d in (2, 3, 4)}
 
 
 class InvariantError(AssertionError):
@@ -44,22 +49,47 @@ def check_invariants(state: HandState) -> None:
         cards.update(cards_played)
     # Before the bid window closes the kitty is aside; then in the dealer's hand until buried.
     cards.update(state.kitty if state.trump is None else state.buried)
-    undealt = state.deck[KITTY_SIZE + state.drawn :]
+    undealt = state.deck[state.kitty_size + state.drawn :]
     cards.update(undealt)
-    if cards != _FULL_DECK_COUNTS:
+    if cards != _FULL_DECK_COUNTS[state.decks]:
         raise InvariantError(f"cards not conserved in {state!r}")
     result = state.result
     if result is not None and result.outcome != ESCAPE:
         total = state.attacker_points + state.defender_points + points(state.buried)
-        if total != TOTAL_POINTS:
-            raise InvariantError(f"{total} points in play, not {TOTAL_POINTS}: {state!r}")
+        if total != 100 * state.decks or sum(state.seat_points) + points(state.buried) != total:
+            raise InvariantError(f"{total} points in play, not {100 * state.decks}: {state!r}")
+
+
+def check_views(state: HandState) -> None:
+    """Each seat's view holds its own hand and no other hidden card; the kitty goes to the
+    dealer alone, and the calls to the dealer alone before the first lead (RULES-FRIENDS §4)."""
+    trump = state.trump or Trump(state.level, None)
+    hidden_kitty = state.phase in (BURYING, PLAYING)
+    for seat in range(state.players):
+        view = view_for(state, seat)
+        own = format_cards(sort_cards(state.hands[seat], trump))  # type: ignore[arg-type]
+        if view["hand"] != own or "hands" in view or "seed" in view:
+            raise InvariantError(f"seat {seat}'s view shows other cards: {state!r}")
+        if hidden_kitty and seat != state.dealer and view["kitty"] is not None:
+            raise InvariantError(f"seat {seat} sees the kitty: {state!r}")
+        calls_hidden = state.rules.is_friends and not state.calls_shown and seat != state.dealer
+        if calls_hidden and view.get("calls") is not None:
+            raise InvariantError(f"seat {seat} sees the calls before the lead: {state!r}")
 
 
 def check_replay(state: HandState) -> None:
+    """The record's replay reaches the live end state: result, hands, tricks and sides."""
     record = HandRecord.from_json(record_of(state).to_json())
     replayed = replay_final(record)
-    if replayed.result != state.result:
-        raise InvariantError(f"the replay of {state!r} reaches another result")
+    if (
+        replayed.result != state.result
+        or replayed.hands != state.hands
+        or replayed.buried != state.buried
+        or replayed.side != state.side
+        or replayed.seat_points != state.seat_points
+        or [t.plays for t in replayed.tricks] != [t.plays for t in state.tricks]
+    ):
+        raise InvariantError(f"the replay of {state!r} reaches another end state")
 
 
 def run(
@@ -82,10 +112,11 @@ def run(
             stats.matches += 1
             match = Match(rules, rng.getrandbits(63))
         before = time.perf_counter()
-        state = play_random(match.start_hand(), rng, policy)
+        state = play_random(match.start_hand(), rng, policy, at_first_lead=check_views)
         result = match.finish_hand()
         play_time += time.perf_counter() - before
         check_invariants(state)
+        check_views(state)
         if replay:
             check_replay(state)
         stats.add(state, result)
@@ -136,8 +167,18 @@ class _Stats:
     ) -> dict[str, Any]:
         """Points are trick points per side over the hands played to the end; kitty bonuses
         count the hands where the attackers took the last trick."""
+        shape = (
+            {}
+            if rules.is_classic
+            else {
+                "players": rules.players,
+                "decks": rules.decks,
+                "mode": rules.mode,
+            }
+        )
         return {
             "rules": rules.name,
+            **shape,
             "seed": seed,
             "hands": hands,
             "seconds": round(elapsed, 3),
@@ -168,6 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rules", default="ranked", choices=PRESET_NAMES)
+    parser.add_argument("--players", type=int, default=4, choices=range(4, 9))
+    parser.add_argument("--decks", type=int, default=0, help="2..4; default by players")
+    parser.add_argument("--mode", default="tractor", choices=MODE)
     parser.add_argument(
         "--escape-rate", type=float, default=0.0, help="chance a hand has an escape"
     )
@@ -176,9 +220,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     policy = RandomPolicy(throw_rate=args.throw_rate, escape_rate=args.escape_rate)
     try:
-        figures = run(
-            preset(args.rules), args.hands, args.seed, policy=policy, replay=not args.no_replay
-        )
+        rules = preset(args.rules)
+        if (args.players, args.decks, args.mode) != (4, 0, "tractor"):
+            rules = rules.with_options(
+                name=rules.name, players=args.players, decks=args.decks, mode=args.mode
+            )
+        figures = run(rules, args.hands, args.seed, policy=policy, replay=not args.no_replay)
     except Exception as error:  # any engine error during self-play is a broken invariant
         print(json.dumps({"error": f"{type(error).__name__}: {error}"}), flush=True)
         return 1

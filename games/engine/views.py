@@ -1,7 +1,9 @@
 """What each seat may see of a hand, and the moves offered to it.
 
 ``view_for(state, seat)`` is the public view plus that seat's private part: its own hand, and
-for the dealer the kitty while burying and the buried cards while playing. ``view_public`` is
+for the dealer the kitty while burying and the buried cards while playing, and in 找朋友 the
+calls before the first lead (RULES-FRIENDS §4: the others see them from the first lead on; a
+call shows who filled it, never who holds a called card). ``view_public`` is
 for spectators; ``view_all`` (every hand, the kitty, the seed) is for replays of finished hands.
 All are JSON-serialisable dicts with cards in notation (docs/NOTATION.md). The seed is never in
 a seat's or spectator's view: it would reveal every card.
@@ -16,10 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from games.engine.action_errors import WRONG_SEAT, IllegalActionError
-from games.engine.actions import CLOSE_ACTION, DRAW_ACTION, Action, bid, bury, play
+from games.engine.actions import CLOSE_ACTION, DRAW_ACTION, Action, bid, bury, call, play
 from games.engine.bidding import legal_bids
 from games.engine.cards import format_cards
 from games.engine.follow import legal_follow
+from games.engine.friends import friend_call_error
 from games.engine.hand import (
     BIDDING,
     BURYING,
@@ -31,8 +34,10 @@ from games.engine.hand import (
     Trick,
 )
 from games.engine.patterns import pair_ids
+from games.engine.rules import RuleSet
 from games.engine.scoring import card_points
 from games.engine.trump import TRUMP, Trump, sort_cards
+from games.engine.tuples import tuple_lead_choices
 
 
 def _display_trump(state: HandState) -> Trump:
@@ -65,6 +70,16 @@ def view_public(state: HandState) -> dict[str, Any]:
     return _public(state, None)
 
 
+def _calls(state: HandState, seat: int | None) -> list[dict[str, Any]] | None:
+    """The friend calls for ``seat`` (None: a spectator, -1: a replay): hidden from all but the
+    dealer until the first lead (RULES-FRIENDS §4)."""
+    if not state.rules.is_friends:
+        return None
+    if state.calls_shown or seat == -1 or (seat is not None and seat == state.dealer):
+        return [c.to_dict() for c in state.calls]
+    return None
+
+
 def _public(state: HandState, seat: int | None) -> dict[str, Any]:
     trump = state.trump
     view: dict[str, Any] = {
@@ -95,9 +110,25 @@ def _public(state: HandState, seat: int | None) -> dict[str, Any]:
         "kitty": None,
         "result": _result(state, seat),
     }
+    if not state.rules.is_classic:
+        _add_shape(view, state, seat)
     if state.phase == FINISHED and state.result is not None and state.result.outcome == PLAYED:
         view["kitty"] = format_cards(state.buried)
     return view
+
+
+def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None:
+    """What bigger tables and 找朋友 add to every view (RULES-FRIENDS §4)."""
+    rules = state.rules
+    view["players"] = state.players
+    view["decks"] = state.decks
+    view["mode"] = rules.mode
+    view["kitty_size"] = state.kitty_size
+    view["side"] = None if state.defenders is None else list(state.defenders)
+    view["seat_points"] = list(state.seat_points)
+    view["friends"] = rules.friends
+    view["calls"] = _calls(state, seat)
+    view["calls_made"] = bool(state.calls)
 
 
 def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
@@ -112,8 +143,7 @@ def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
 
 def view_for(state: HandState, seat: int) -> dict[str, Any]:
     """The public view plus what only ``seat`` may see."""
-    if type(seat) is not int or not 0 <= seat <= 3:
-        raise IllegalActionError(WRONG_SEAT, f"no seat {seat!r}: seats are 0..3")
+    _check_seat(state, seat)
     view = _public(state, seat)
     view["seat"] = seat
     view["hand"] = _sorted_text(state, state.hands[seat])
@@ -137,6 +167,11 @@ def view_all(state: HandState) -> dict[str, Any]:
     return view
 
 
+def _check_seat(state: HandState, seat: int) -> None:
+    if type(seat) is not int or not 0 <= seat < state.players:
+        raise IllegalActionError(WRONG_SEAT, f"no seat {seat!r}: seats are 0..{state.players - 1}")
+
+
 # --- legal actions ------------------------------------------------------------------------
 
 
@@ -145,28 +180,50 @@ def legal_actions(state: HandState, seat: int | None) -> list[Action]:
 
     ``leave`` is always possible before the end and is not listed.
     """
-    if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
-        raise IllegalActionError(WRONG_SEAT, f"no seat {seat!r}: seats are 0..3")
+    if seat is not None:
+        _check_seat(state, seat)
     phase = state.phase
     if seat is None:
         return [DRAW_ACTION] if phase == DEALING else [CLOSE_ACTION] if phase == BIDDING else []
     if phase in (DEALING, BIDDING):
         rules = state.rules
         standing = state.standing_bid
-        showings = legal_bids(rules.bidding, state.level, standing, seat, state.hands[seat])
+        showings = legal_bids(
+            rules.bidding, state.level, standing, seat, state.hands[seat], decks=state.decks
+        )
         return [bid(seat, cards) for cards in showings]
     if phase == BURYING and seat == state.dealer:
-        return [bury(seat, sample_bury(state.hands[seat], _display_trump(state)))]
+        trump = _display_trump(state)
+        hand = state.hands[seat]
+        buried = bury(seat, sample_bury(hand, trump, state.kitty_size))
+        if state.rules.is_friends and not state.calls:
+            return [call(seat, sample_calls(hand, trump, state.rules, state.decks)), buried]
+        return [buried]
     if phase == PLAYING and seat == state.turn:
         return [play(seat, cards) for cards in _play_choices(state, seat)]
     return []
 
 
-def sample_bury(hand: list[int], trump: Trump) -> list[int]:
-    """Eight cards to bury: non-trumps before trumps, no points before points, low first."""
+def sample_bury(hand: list[int], trump: Trump, count: int = 8) -> list[int]:
+    """Cards to bury (the kitty's size): non-trumps before trumps, no points before points,
+    low first."""
     return sorted(hand, key=lambda c: (trump.groups[c] == TRUMP, card_points(c), trump.orders[c]))[
-        :8
+        :count
     ]
+
+
+def sample_calls(
+    hand: list[int], trump: Trump, rules: RuleSet, decks: int
+) -> list[tuple[int, int]]:
+    """Legal friend calls (``(card, ordinal)``): the highest allowed cards the dealer holds
+    fewest copies of, each at the ordinal after its own copies (RULES-FRIENDS §3.3)."""
+    allowed = [
+        c
+        for c in sorted(range(54), key=lambda c: (hand.count(c), -trump.orders[c], c))
+        if hand.count(c) < decks
+        and friend_call_error(c, hand.count(c) + 1, trump, decks, rules.friend_cards) is None
+    ]
+    return [(c, hand.count(c) + 1) for c in allowed[: rules.friends]]
 
 
 def _play_choices(state: HandState, seat: int) -> list[tuple[int, ...]]:
@@ -180,14 +237,23 @@ def _play_choices(state: HandState, seat: int) -> list[tuple[int, ...]]:
         group = trump.groups[lead[0]]
         suited = sorted({c for c in hand if trump.groups[c] == group})
         return [(c,) for c in (suited or sorted(set(hand)))]
-    return [tuple(legal_follow(hand, lead, trump))]
+    return [tuple(legal_follow(hand, lead, trump, draw_policy=state.rules.draw_policy))]
 
 
 def lead_choices(hand: list[int], trump: Trump) -> list[tuple[int, ...]]:
-    """Every distinct single, pair and tractor the hand can lead."""
+    """Every distinct single, pair and tractor the hand can lead; with more than two copies of
+    a card, every tuple and tractor of tuples too (RULES-FRIENDS §2)."""
+    if len(hand) != len(set(hand)) and _has_tuple(hand):
+        return tuple_lead_choices(hand, trump)
     singles = [(c,) for c in sorted(set(hand))]
     pairs = pair_ids(hand)
     return singles + [(p, p) for p in pairs] + _tractors(pairs, trump)
+
+
+def _has_tuple(hand: list[int]) -> bool:
+    """Whether some card is held three or more times."""
+    ordered = sorted(hand)
+    return any(a == b for a, b in zip(ordered, ordered[2:], strict=False))
 
 
 def _tractors(pairs: list[int], trump: Trump) -> list[tuple[int, ...]]:
