@@ -1,7 +1,8 @@
 """The Shengji rules core: pure Python, standard library only (see shared RULES.md).
 
 Cards are ``Card`` ints written ``AS TD SJ BJ``; a ``Trump`` holds the hand's level rank and
-trump suit. The checks return stable reason codes (``follow_error``) or raise ``ShengjiError``
+trump suit. Any table shape of 4–8 players, 2–4 decks, in fixed partnerships or 找朋友 (RULES-FRIENDS
+§6 lists the calls these add). The checks return stable reason codes (``follow_error``) or raise ``ShengjiError``
 subclasses carrying one.
 """
 
@@ -32,7 +33,7 @@ from games.engine.cards import (
     parse_card,
     parse_cards,
 )
-from games.engine.deal import deck_from_hands, flip_kitty, flip_trump
+from games.engine.deal import deal_sizes, deck_from_hands, flip_kitty, flip_trump
 from games.engine.errors import (
     CARDS_NOT_IN_HAND,
     EMPTY_PLAY,
@@ -53,6 +54,13 @@ from games.engine.errors import (
     reason_text,
 )
 from games.engine.follow import check_follow, follow_error, legal_follow
+from games.engine.friends import (
+    FriendCall,
+    friend_call_error,
+    friend_calls_error,
+    friends_next_dealer,
+    reveal_friends,
+)
 from games.engine.hand import PHASES, FailedThrow, HandResult, HandState, Trick, new_hand, team_of
 from games.engine.lead import check_lead, holds, lead_error, lead_info
 from games.engine.match import Match
@@ -113,6 +121,7 @@ __all__ = [
     "Action",
     "Bid",
     "Card",
+    "FriendCall",
     "FailedThrow",
     "HandRecord",
     "HandResult",
@@ -151,11 +160,15 @@ __all__ = [
     "card_points",
     "check_follow",
     "check_lead",
+    "deal_sizes",
     "deck_from_hands",
     "flip_kitty",
     "flip_trump",
     "follow_error",
     "format_cards",
+    "friend_call_error",
+    "friend_calls_error",
+    "friends_next_dealer",
     "full_deck",
     "holds",
     "is_discard",
@@ -179,6 +192,7 @@ __all__ = [
     "record_of",
     "replay",
     "replay_final",
+    "reveal_friends",
     "shape_key",
     "shape_of",
     "shape_splits",
