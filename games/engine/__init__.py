@@ -1,9 +1,9 @@
 """The Shengji rules core: pure Python, standard library only (see shared RULES.md).
 
 Cards are ``Card`` ints written ``AS TD SJ BJ``; a ``Trump`` holds the hand's level rank and
-trump suit. Any table shape of 4–8 players, 2–4 decks, in fixed partnerships or 找朋友 (RULES-FRIENDS
-§6 lists the calls these add). The checks return stable reason codes (``follow_error``) or raise ``ShengjiError``
-subclasses carrying one.
+trump suit. Any table shape of 4–8 players and 2–4 decks plays, in fixed partnerships or
+找朋友 (RULES-FRIENDS §6 lists the calls these add). The checks return stable reason codes
+(``follow_error``) or raise ``ShengjiError`` subclasses carrying one.
 """
 
 from games.engine.action_errors import (
@@ -121,8 +121,8 @@ __all__ = [
     "Action",
     "Bid",
     "Card",
-    "FriendCall",
     "FailedThrow",
+    "FriendCall",
     "HandRecord",
     "HandResult",
     "HandState",
