@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.action_errors import ACTION_REASON_CODES, action_reason_text
+from games.engine.action_errors import (
+    ACTION_REASON_CODES,
+    InvalidRecordError,
+    action_reason_text,
+)
 from games.engine.cards import Card, parse_cards
 from games.engine.errors import InvalidNotationError, InvalidOptionError
 from games.engine.friends import (
@@ -78,9 +82,9 @@ def test_a_call_to_and_from_its_dict() -> None:
 
 
 def test_a_dict_with_a_wrong_value_is_refused() -> None:
-    with pytest.raises(Exception) as caught:
+    with pytest.raises(InvalidRecordError) as caught:
         FriendCall.from_dict({"card": "AS", "ordinal": "2"})
-    assert getattr(caught.value, "code", None) == "invalid_record"
+    assert caught.value.code == "invalid_record"
 
 
 def test_the_codes_are_action_reason_codes_with_texts() -> None:
