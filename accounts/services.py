@@ -9,6 +9,7 @@ from django.core.validators import validate_email
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from rest_framework.authtoken.models import Token
 
 from accounts import names
 from accounts.models import BanRecord, User, name_taken
@@ -133,3 +134,10 @@ def user_unban(*, user: User, reason: str, by: User | None) -> User:
     BanRecord.objects.create(user=user, banned=False, reason=reason, by=by)
     ladder_profile_set_listed(user=user, listed=True)
     return user
+
+
+def api_token_revoke(*, user_id: int) -> None:
+    """The user's API token stops working: it goes with the sessions when the password is set
+    (changed, reset) or the account is made inactive (docs/LADDER.md, REST API). A script gets
+    a new one with the new password."""
+    Token.objects.filter(user_id=user_id).delete()

@@ -4,10 +4,11 @@ account, so their signals are the hooks; each receiver only calls the services
 
 - log-out (``user_logged_out``): that session's sockets close;
 - a password set (the password change and reset views, the admin's form; any save after
-  ``set_password``): every session's sockets close, as the password's hash ends the sessions;
+  ``set_password``): every session's sockets close, as the password's hash ends the sessions,
+  and the API token is revoked (``accounts.services.api_token_revoke``);
 - the account made inactive (a ban, ``accounts.services.user_ban``, or the admin unticking
   "active"): the account leaves its seats (an absentee in a hand in progress) and the queue,
-  and its sockets are told why and close;
+  its sockets are told why and close, and its API token is revoked;
 - the account removed: likewise, and its sockets close.
 """
 
@@ -21,6 +22,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 
 from accounts.models import User
+from accounts.services import api_token_revoke
 from games import services
 
 
@@ -39,10 +41,12 @@ def user_saved(
         return
     if not instance.is_active and (update_fields is None or "is_active" in update_fields):
         services.user_seats_vacate(user_id=instance.pk)
+        api_token_revoke(user_id=instance.pk)
         services.sessions_end(
             user_id=instance.pk, code=services.ACCOUNT_SUSPENDED, reason=instance.ban_reason
         )
     elif getattr(instance, "_password", None) is not None:  # set_password(), not a hash upgrade
+        api_token_revoke(user_id=instance.pk)
         services.sessions_end(user_id=instance.pk, code=services.SESSION_ENDED)
 
 
