@@ -26,18 +26,31 @@ from games.engine.lead import holds, lead_info
 from games.engine.patterns import best_cover, pair_profile, pairs_by_order
 from games.engine.shapes import LeadInfo
 from games.engine.trump import Trump
+from games.engine.tuples import (
+    NO_PROTECTIONS,
+    general_legal_follow,
+    has_wide,
+    lead_format,
+    structure_error,
+)
 
 Structure = tuple[tuple[bool, ...], int]
 
 
 def follow_error(
-    hand: Sequence[int], lead: Sequence[int], play: Sequence[int], trump: Trump
+    hand: Sequence[int],
+    lead: Sequence[int],
+    play: Sequence[int],
+    trump: Trump,
+    draw_policy: str = NO_PROTECTIONS,
 ) -> str | None:
     """None when ``play`` is a legal follow of ``lead`` from ``hand``, else the reason code.
 
     ``hand`` is the follower's cards before playing. Codes, in the order checked:
     ``wrong_count``, ``cards_not_in_hand``, ``must_follow_suit``, ``must_follow_tractor``,
-    ``must_follow_pair``. An invalid lead raises ``IllegalPlayError``.
+    ``must_follow_pair`` (also for a missed triple or quad). An invalid lead raises
+    ``IllegalPlayError``. ``draw_policy`` (RULES-FRIENDS §2) matters only when some card is
+    held three or more times; those cases go to games.engine.tuples.
     """
     size = len(lead)
     if len(play) != size:
@@ -55,7 +68,12 @@ def follow_error(
     if len(play_suit) < min(len(hand_suit), size):
         return MUST_FOLLOW_SUIT
     # Holding no more than the lead's size, the play holds all of them: nothing else to owe.
-    if len(hand_suit) <= size or not info.pair_units:
+    if len(hand_suit) <= size:
+        return None
+    if info.units is not None or has_wide(hand_suit):
+        fmt = lead_format(lead, trump)
+        return structure_error(hand_suit, play_suit, fmt, trump, draw_policy)
+    if not info.pair_units:
         return None
     return _structure_error(hand_suit, play_suit, info, trump)
 
@@ -106,16 +124,24 @@ def _pair_credit(pairs_held: int, matched: Sequence[bool], info: LeadInfo) -> in
 
 
 def check_follow(
-    hand: Sequence[int], lead: Sequence[int], play: Sequence[int], trump: Trump
+    hand: Sequence[int],
+    lead: Sequence[int],
+    play: Sequence[int],
+    trump: Trump,
+    draw_policy: str = NO_PROTECTIONS,
 ) -> None:
     """Raise ``IllegalPlayError`` carrying the reason code unless the follow is legal."""
-    code = follow_error(hand, lead, play, trump)
+    code = follow_error(hand, lead, play, trump, draw_policy)
     if code is not None:
         raise IllegalPlayError(code, " ".join(card(c).text for c in play))
 
 
 def legal_follow(
-    hand: Sequence[int], lead: Sequence[int], trump: Trump, rng: Random | None = None
+    hand: Sequence[int],
+    lead: Sequence[int],
+    trump: Trump,
+    rng: Random | None = None,
+    draw_policy: str = NO_PROTECTIONS,
 ) -> list[Card]:
     """A legal follow of ``lead`` from ``hand`` (one always exists).
 
@@ -130,6 +156,8 @@ def legal_follow(
     others = [c for c in hand if groups[c] != info.group]
     if len(suit) <= size:
         return [card(c) for c in suit + _pick(others, size - len(suit), trump, rng)]
+    if info.units is not None or has_wide(suit):
+        return general_legal_follow(hand, lead, trump, rng, draw_policy)
     chosen = _owed_cards(suit, info, trump, rng)
     rest = list(suit)
     for c in chosen:

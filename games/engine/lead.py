@@ -19,6 +19,7 @@ from games.engine.errors import (
 from games.engine.patterns import NO_GROUP, play_group, split_cards
 from games.engine.shapes import LeadInfo
 from games.engine.trump import Trump
+from games.engine.tuples import has_wide, lead_format
 
 LEAD_CACHE_LIMIT = 4096
 """Leads kept per Trump (about 400 bytes each); the cache is emptied when full."""
@@ -40,6 +41,9 @@ def _analyse(lead: Sequence[int], trump: Trump) -> LeadInfo:
     if not lead:
         raise IllegalPlayError(EMPTY_PLAY)
     split = split_cards(lead, trump)
+    if has_wide(lead):
+        fmt = lead_format(lead, trump)
+        return LeadInfo(fmt.group, split, fmt.key, fmt.units)
     # The split lists the longest, highest tractor first, then pairs and singles high to low,
     # so its first card is the lead's key card (RULES.md §4 Winner). A longest tractor is a
     # whole run of the lead's pairs, so no other split of the lead has a higher one.

@@ -17,6 +17,7 @@ from games.engine.cards import Card, card
 from games.engine.errors import LEAD_MIXED_SUITS, IllegalPlayError
 from games.engine.shapes import Shape, Split
 from games.engine.trump import ORDER_SLOTS, Trump
+from games.engine.tuples import format_split_parts, has_wide, is_tuple_tractor, lead_format
 
 NO_GROUP = -1
 """``play_group`` of an empty or mixed play."""
@@ -138,7 +139,10 @@ def is_pair(cards: Sequence[int]) -> bool:
 
 
 def is_tractor(cards: Sequence[int], trump: Trump) -> bool:
-    """Two or more pairs of one suit group at consecutive orders (RULES.md §3 Tractor)."""
+    """Two or more pairs of one suit group at consecutive orders (RULES.md §3 Tractor); with
+    more decks, two or more tuples of one size (RULES-FRIENDS §2)."""
+    if has_wide(cards):
+        return is_tuple_tractor(cards, trump)
     if len(cards) < 4 or len(cards) % 2 or play_group(cards, trump) == NO_GROUP:
         return False
     pairs = pair_ids(cards)
@@ -184,13 +188,17 @@ def _high_to_low(ids: Sequence[int], trump: Trump) -> list[int]:
 
 
 def split_cards(cards: Sequence[int], trump: Trump) -> Split:
-    """A lead's split (RULES.md §3 Throw): tractors longest first, then pairs, then singles.
+    """A lead's split (RULES.md §3 Throw): tractors longest first, then pairs, then singles;
+    with three or more copies of a card, the format of RULES-FRIENDS §2 (its triples, quads and
+    tractors of them in ``wide``).
 
     Parts are listed high to low within each kind. Raises
     ``IllegalPlayError("lead_mixed_suits")`` unless the cards are all of one suit group.
     """
     if play_group(cards, trump) == NO_GROUP:
         raise IllegalPlayError(LEAD_MIXED_SUITS, " ".join(card(c).text for c in cards))
+    if has_wide(cards):
+        return Split(*format_split_parts(lead_format(cards, trump)))
     ordered = sorted(cards, key=trump.high_first.__getitem__)
     pairs: list[int] = []
     singles: list[int] = []

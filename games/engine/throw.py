@@ -22,6 +22,7 @@ from games.engine.patterns import pair_ids, run_tops
 from games.engine.rules import FAILED_THROW, FORCED_PART
 from games.engine.shapes import LeadInfo
 from games.engine.trump import ORDER_SLOTS, Trump
+from games.engine.tuples import general_throw_failure, lead_format
 
 FAILED_THROW_OPTIONS = FAILED_THROW
 FORCED_PART_OPTIONS = FORCED_PART
@@ -56,6 +57,10 @@ def throw_check(
     info = lead_info(lead, trump)
     if not info.shape.is_throw:
         return None
+    if info.units is not None:
+        # RULES-FRIENDS §2 Throws: triples, quads and tractors of them, unit by unit.
+        fmt = lead_format(lead, trump)
+        return general_throw_failure(fmt, other_hands, trump, forced_part == BY_KIND)
     return _failing_part(info, other_hands, trump, forced_part == BY_KIND)
 
 

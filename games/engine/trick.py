@@ -15,10 +15,12 @@ from games.engine.lead import lead_info
 from games.engine.patterns import shape_key
 from games.engine.shapes import LeadInfo
 from games.engine.trump import TRUMP, TRUMP_BONUS, Trump
+from games.engine.tuples import has_wide, lead_format, play_key
 
 
 def trick_winner(plays: Sequence[Sequence[int]], trump: Trump) -> int:
-    """Index in ``plays`` (listed from the leader) of the play that wins the trick.
+    """Index in ``plays`` (listed from the leader) of the play that wins the trick (4–8 plays;
+    tuples of any size, RULES-FRIENDS §2).
 
     Precondition: ``plays[0]`` is a valid lead and every play has as many cards as the lead.
     """
@@ -69,6 +71,10 @@ def play_score(play: Sequence[int], info: LeadInfo, trump: Trump) -> int | None:
         bonus = TRUMP_BONUS
     else:
         return None
+    if info.units is not None or (size > 2 and has_wide(cards)):
+        # RULES-FRIENDS §2 Winning: tuples of three or more cards.
+        key = play_key(cards, lead_format(info.split.cards(), trump), trump)
+        return None if key is None else key + bonus
     if size == 2 and info.pair_units:
         # A pair lead: only a pair can win (two unpaired trumps are a discard).
         return trump.orders[cards[0]] + bonus if cards[0] == cards[1] else None
