@@ -9,6 +9,10 @@ stateless entry point for the site (timeouts, disconnects, empty seats).
 - ``BasicBot``: heuristics, well under a millisecond a decision.
 - ``SearchBot``: determinized Monte Carlo over the basic bot's candidates, with a budget.
 - ``RandomBot``: random legal moves (a baseline).
+- ``baseline``: the basic bot without the 找朋友 reasoning (random legal calls, only the known
+  side taken as the dealer's), the yardstick of ``games.bots.friendship``.
+
+Every bot plays tables of 4 to 8 seats, 2 to 4 decks, tractor mode and 找朋友.
 """
 
 from __future__ import annotations
@@ -27,13 +31,15 @@ from games.engine.hand import HandState
 from games.engine.rules import RuleSet
 from games.engine.views import view_for
 
-BOTS = ("basic", "search", "random")
+BOTS = ("basic", "search", "random", "baseline")
 
 
 def make_bot(name: str, seed: int = 0, budget: SearchBudget | None = None) -> Bot:
-    """A bot by name: ``basic``, ``search`` (with ``budget``) or ``random``."""
+    """A bot by name: ``basic``, ``search`` (with ``budget``), ``random`` or ``baseline``."""
     if name == "basic":
-        return BasicBot()
+        return BasicBot(seed=seed)
+    if name == "baseline":
+        return BasicBot(friendship=False, seed=seed)
     if name == "search":
         return SearchBot(seed, budget)
     if name == "random":

@@ -36,8 +36,19 @@ VIEW_KEYS = (
     "penalty_points",
     "failed_throws",
     "kitty",
+    "players",
+    "decks",
+    "mode",
+    "kitty_size",
+    "side",
+    "seat_points",
+    "friends",
+    "calls",
+    "calls_made",
 )
-"""The view keys bots read (the seat's own ``kitty`` only as the dealer)."""
+"""The view keys bots read (the seat's own ``kitty`` only as the dealer; in 找朋友 the calls as
+the view shows them: to the dealer from the start, to the others from the first lead, never
+who holds a called card)."""
 
 DEALING = "dealing"
 BIDDING = "bidding"

@@ -23,11 +23,13 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Mapping, Sequence
 from itertools import combinations
+from random import Random
 from typing import Any
 
 from games.bots.base import BIDDING, BURYING, DEALING, PLAYING, acts_now, public_part
-from games.bots.knowledge import Knowledge, hand_of, knowledge_from_view
-from games.bots.memory import counts_of, trump_of
+from games.bots.friendship import call_text, choose_calls, follow_bonus, lead_bonus, random_calls
+from games.bots.knowledge import FRIENDS, Knowledge, hand_of, knowledge_from_view
+from games.bots.memory import counts_of, decks_of, players_of, trump_of
 from games.engine.bidding import Bid, legal_bids, make_bid
 from games.engine.cards import SMALL_JOKER, format_cards, parse_cards
 from games.engine.follow import follow_error, legal_follow
@@ -44,6 +46,7 @@ Play = tuple[int, ...]
 Scored = tuple[float, Play]
 
 POINTS = tuple(card_points(c) for c in range(54))
+NO_PROTECTIONS = "no_protections"
 ALPHA = 0.5
 """Weight of a card's keep value against trick points when following."""
 LEAD_VALUE = 0.0
@@ -92,6 +95,7 @@ class Ctx:
         "top2",
         "total_unseen",
         "trump",
+        "tuple_cap",
         "unseen",
         "unseen_n",
     )
@@ -111,8 +115,13 @@ class Ctx:
         for c in sorted(k.hand, key=trump.strengths.__getitem__):
             self.mine[groups[c]].append(c)
         seat = k.seat
-        self.opps = ((seat + 1) % 4, (seat + 3) % 4)
-        self.others = ((seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+        if k.players == 4 and k.allies is None:
+            self.opps: tuple[int, ...] = ((seat + 1) % 4, (seat + 3) % 4)
+            self.others: tuple[int, ...] = ((seat + 1) % 4, (seat + 2) % 4, (seat + 3) % 4)
+        else:
+            self.opps = k.opponents
+            self.others = k.after_me()
+        self.tuple_cap = k.decks
         unseen_n = [0] * 5
         card_orders: list[list[int]] = [[], [], [], [], []]
         pair_orders: list[list[int]] = [[], [], [], [], []]
@@ -125,9 +134,11 @@ class Ctx:
                 o = orders[c]
                 found = card_orders[g]
                 found.append(o)
-                if n == 2:
+                if n >= 2:
                     found.append(o)
                     pair_orders[g].append(o)
+                    if n > 2:
+                        found.extend([o] * (n - 2))
         self.card_orders = card_orders
         self.pair_orders = pair_orders
         top1 = [found[-1] if found else -1 for found in card_orders]
@@ -172,7 +183,7 @@ class Ctx:
         holders = [s for s in self.others if not voids[s] & bit]
         if not holders:
             return []
-        most = 1 if all(no_pairs[s] & bit for s in holders) else 2
+        most = 1 if all(no_pairs[s] & bit for s in holders) else self.tuple_cap
         groups = self.groups
         unseen = self.unseen
         return [c for c in range(54) if groups[c] == group for _ in range(min(most, unseen[c]))]
@@ -211,7 +222,7 @@ def _cheapest(cards: Sequence[int], ctx: Ctx) -> int:
     return min(
         cards,
         key=lambda c: (
-            keep_value(c, trump) + 2.5 * POINTS[c] + (PAIR_BREAK if counts[c] == 2 else 0.0)
+            keep_value(c, trump) + 2.5 * POINTS[c] + (PAIR_BREAK if counts[c] >= 2 else 0.0)
         ),
     )
 
@@ -226,8 +237,8 @@ def _sure_throw(ctx: Ctx, group: int) -> Play | None:
     chosen: list[int] = []
     for c in sorted(set(mine)):
         o = orders[c]
-        if ctx.counts[c] == 2 and o >= top2:
-            chosen += (c, c)
+        if ctx.counts[c] >= 2 and o >= top2:
+            chosen += (c,) * ctx.counts[c]
         elif o >= top1:
             chosen.append(c)
     if not chosen:
@@ -267,7 +278,8 @@ def lead_options(ctx: Ctx) -> list[Scored]:
 
     drawing = _drawing_trumps(ctx)
     memory = k.memory
-    partner = k.partner
+    partners = (k.partner,) if k.players == 4 and k.allies is None else k.partners
+    trump_bit = 1 << TRUMP
     for group in range(5):
         mine = ctx.mine[group]
         if not mine:
@@ -290,8 +302,9 @@ def lead_options(ctx: Ctx) -> list[Scored]:
                     single_risk = _ruff_risk(ctx, group, 1, 0)
                     offer((top,), (30.0 + POINTS[top]) * (1.0 - single_risk) - 15 * single_risk)
         if group != TRUMP:
-            partner_void = memory.voids[partner] & (1 << group) and not (
-                memory.voids[partner] & (1 << TRUMP)
+            bit = 1 << group
+            partner_void = any(
+                memory.voids[p] & bit and not memory.voids[p] & trump_bit for p in partners
             )
             opp_void = any(memory.voids[q] & (1 << group) for q in ctx.opps)
             low = _cheapest(mine, ctx)
@@ -305,7 +318,7 @@ def lead_options(ctx: Ctx) -> list[Scored]:
             low = _cheapest(mine, ctx)
             score = (22.0 if drawing else 2.0) - 0.5 * keep_value(low, ctx.trump)
             offer((low,), score - 1.5 * POINTS[low])
-    for play in lead_choices(hand, ctx.trump):
+    for play in _lead_choices(k, ctx.trump):
         if len(play) == 1:
             c = play[0]
             offer(play, -keep_value(c, ctx.trump) - 2.0 * POINTS[c] - 5.0)
@@ -319,9 +332,22 @@ def lead_options(ctx: Ctx) -> list[Scored]:
             value = 8.0 + 2.0 * len(play) if top else 3.0
             spent = sum(keep_value(c, ctx.trump) for c in play) * 0.3
             offer(play, value * (1.0 - risk) - spent - pts * (0.2 if top else 1.0))
+    if k.allies is not None:
+        for play in options:
+            options[play] += lead_bonus(k, play)
     scored = [(score, play) for play, score in options.items()]
     scored.sort(key=lambda item: -item[0])
     return scored
+
+
+def _lead_choices(k: Knowledge, trump: Trump) -> list[Play]:
+    """Every distinct single, tuple and tractor the hand can lead (with two decks, the
+    engine's pairs and tractors)."""
+    if k.decks <= 2:
+        return lead_choices(k.hand, trump)
+    from games.engine.tuples import tuple_lead_choices
+
+    return [tuple(play) for play in tuple_lead_choices(k.hand, trump)]
 
 
 # --- following -----------------------------------------------------------------------------
@@ -411,12 +437,21 @@ def _kitty_stake(ctx: Ctx, lead: Sequence[int]) -> float:
     k = ctx.k
     if len(k.hand) != len(lead):
         return 0.0
-    kitty_points = sum(POINTS[c] for c in k.kitty) if k.kitty is not None else 10
+    kitty_points = sum(POINTS[c] for c in k.kitty) if k.kitty is not None else 5 * k.decks
+    return float(kitty_points * lead_multiplier(lead, ctx.trump, k.decks))
+
+
+def lead_multiplier(lead: Sequence[int], trump: Trump, decks: int) -> int:
+    """The kitty multiplier a last trick with this lead would give (by the lead's shape;
+    RULES-FRIENDS §2 with more than two decks)."""
+    if decks > 2:
+        from games.engine.tuples import kitty_units_multiplier
+
+        return int(kitty_units_multiplier(lead, trump))
     try:
-        multiplier = kitty_multiplier(lead, ctx.trump, "lead_shape")
+        return kitty_multiplier(lead, trump, "lead_shape")
     except ValueError:
-        multiplier = 2
-    return float(kitty_points * multiplier)
+        return 2
 
 
 def _spend_cost(play: Sequence[int], ctx: Ctx) -> float:
@@ -426,7 +461,7 @@ def _spend_cost(play: Sequence[int], ctx: Ctx) -> float:
     used = counts_of(play)
     for c in set(play):
         cost += keep_value(c, trump) * used[c]
-        if counts[c] == 2 and used[c] == 1:
+        if counts[c] >= 2 and used[c] < counts[c]:
             cost += PAIR_BREAK
     return cost
 
@@ -438,9 +473,10 @@ def follow_options(ctx: Ctx) -> list[Scored]:
     trump = ctx.trump
     info = lead_info(lead, trump)
     best_index, best_score = _current_best(k)
-    winner_seat = (k.leader + best_index) % 4
+    n = k.players
+    winner_seat = (k.leader + best_index) % n
     partner_winning = k.is_partner(winner_seat)
-    after = [(k.seat + i) % 4 for i in range(1, 4 - len(k.plays))]
+    after = [(k.seat + i) % n for i in range(1, n - len(k.plays))]
     on_table = sum(POINTS[c] for play in k.plays for c in play) + _kitty_stake(ctx, lead)
     winning_play = k.plays[best_index]
     p_current = _p_side_holds(ctx, winning_play, lead, after)
@@ -448,8 +484,7 @@ def follow_options(ctx: Ctx) -> list[Scored]:
     if partner_winning:
         p_lose_side = p_current
     elif partner_after:
-        partner = k.partner
-        p_lose_side = _p_beat(ctx, partner, winning_play, lead) * 0.8
+        p_lose_side = _p_partner_beats(ctx, winning_play, lead, after) * 0.8
     else:
         p_lose_side = 0.0
     scored: list[Scored] = []
@@ -466,9 +501,25 @@ def follow_options(ctx: Ctx) -> list[Scored]:
         value = (2.0 * p - 1.0) * stake - ALPHA * _spend_cost(play, ctx)
         if beats:
             value += LEAD_VALUE * p
+        if k.allies is not None:
+            value += follow_bonus(k, play, p)
         scored.append((value, play))
     scored.sort(key=lambda item: -item[0])
     return scored
+
+
+def _p_partner_beats(
+    ctx: Ctx, play: Sequence[int], lead: Sequence[int], after: Sequence[int]
+) -> float:
+    """Rough chance that one of the partners still to play beats ``play``."""
+    k = ctx.k
+    partners = [s for s in after if k.is_partner(s)]
+    if len(partners) == 1:
+        return _p_beat(ctx, partners[0], play, lead)
+    keep = 1.0
+    for seat in partners:
+        keep *= 1.0 - _p_beat(ctx, seat, play, lead)
+    return 1.0 - keep
 
 
 def follow_candidates(ctx: Ctx, lead: Sequence[int]) -> list[Play]:
@@ -481,7 +532,7 @@ def follow_candidates(ctx: Ctx, lead: Sequence[int]) -> list[Play]:
     if size == 1:
         pool = suited or hand
         return [(c,) for c in sorted(set(pool))]
-    if size == 2 and lead[0] == lead[1]:
+    if size == 2 and lead[0] == lead[1] and k.decks <= 2:
         return _pair_follows(ctx, suited, hand, group)
     return _multi_follows(ctx, lead, suited)
 
@@ -530,7 +581,9 @@ def _multi_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Pla
     hand = k.hand
     size = len(lead)
     info = lead_info(lead, trump)
-    out: list[Play] = [tuple(legal_follow(hand, lead, trump))]
+    policy = draw_policy_of(k.rules)
+    fallback = tuple(_legal_follow(hand, lead, trump, policy))
+    out: list[Play] = [fallback]
     keys = (_cheap_key(ctx), _points_key(ctx))
     if len(suited) <= size:
         others = [c for c in hand if ctx.groups[c] != info.group]
@@ -551,8 +604,27 @@ def _multi_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Pla
         strong = _build_shape(suited, info, trump, True)
         if strong is not None:
             out.append(strong)
-    valid = [p for p in dict.fromkeys(out) if follow_error(hand, lead, p, trump) is None]
-    return valid or [tuple(legal_follow(hand, lead, trump))]
+    valid = [p for p in dict.fromkeys(out) if _follow_error(hand, lead, p, trump, policy) is None]
+    return valid or [fallback]
+
+
+def draw_policy_of(rules: RuleSet) -> str:
+    """The table's draw policy (RULES-FRIENDS §2; classic tables have none)."""
+    return str(getattr(rules, "draw_policy", NO_PROTECTIONS))
+
+
+def _follow_error(
+    hand: Sequence[int], lead: Sequence[int], play: Sequence[int], trump: Trump, policy: str
+) -> str | None:
+    if policy == NO_PROTECTIONS:
+        return follow_error(hand, lead, play, trump)
+    return follow_error(hand, lead, play, trump, draw_policy=policy)  # type: ignore[call-arg,unused-ignore]
+
+
+def _legal_follow(hand: Sequence[int], lead: Sequence[int], trump: Trump, policy: str) -> list[int]:
+    if policy == NO_PROTECTIONS:
+        return legal_follow(list(hand), lead, trump)
+    return legal_follow(list(hand), lead, trump, draw_policy=policy)  # type: ignore[call-arg,unused-ignore]
 
 
 def _cheap_key(ctx: Ctx) -> Any:
@@ -653,15 +725,18 @@ def choose_play(k: Knowledge) -> Play:
 
 
 def kitty_safety(hand: Sequence[int], trump: Trump) -> float:
-    """0..1: how surely the dealer's side takes the last trick, from the dealer's trumps."""
+    """0..1: how surely the dealer's side takes the last trick, from the dealer's trumps
+    (nine trumps of a classic 33-card hand count as none to spare)."""
     trumps = [c for c in hand if trump.groups[c] == TRUMP]
     jokers = sum(1 for c in trumps if c >= SMALL_JOKER)
     pairs = len(pair_ids(trumps))
-    return max(0.0, min(1.0, (len(trumps) - 9 + jokers + pairs) / 8.0))
+    spare = 9 if len(hand) == 33 else 9.0 * len(hand) / 33.0
+    return max(0.0, min(1.0, (len(trumps) - spare + jokers + pairs) / 8.0))
 
 
-def choose_bury(hand: Sequence[int], trump: Trump) -> list[int]:
-    """Eight cards to bury from the dealer's 33 (see the module doc)."""
+def choose_bury(hand: Sequence[int], trump: Trump, size: int = 8) -> list[int]:
+    """``size`` cards to bury from the dealer's hand and kitty (8 of 33 at a classic table;
+    see the module doc)."""
     safety = kitty_safety(hand, trump)
     point_weight = 1.0 - 0.75 * safety
     counts = counts_of(hand)
@@ -671,7 +746,7 @@ def choose_bury(hand: Sequence[int], trump: Trump) -> list[int]:
         value = keep_value(c, trump) + 0.75 * POINTS[c] * point_weight
         if groups[c] == TRUMP:
             value += 30.0
-        if counts[c] == 2:
+        if counts[c] >= 2:
             value += 3.0
         return value
 
@@ -682,11 +757,11 @@ def choose_bury(hand: Sequence[int], trump: Trump) -> list[int]:
         if len(voided) != bin(mask).count("1"):
             continue
         forced = [c for g in voided for c in side[g]]
-        if len(forced) > 8:
+        if len(forced) > size:
             continue
         rest = [c for c in hand if not (groups[c] != TRUMP and groups[c] in voided)]
         rest.sort(key=lambda c: (cost(c), c))
-        chosen = forced + rest[: 8 - len(forced)]
+        chosen = forced + rest[: size - len(forced)]
         total = sum(cost(c) for c in chosen) - 16.0 * len(voided)
         if best is None or total < best[0]:
             best = (total, chosen)
@@ -719,17 +794,22 @@ def choose_bid(view: Mapping[str, Any], rules: RuleSet) -> Play | None:
     seat = int(view["seat"])
     level = str(view["level"])
     bids = view.get("bids") or []
-    standing = standing_bid(rules, bids)
-    options = legal_bids(rules.bidding, level, standing, seat, hand)
+    standing = standing_bid(rules, bids, decks_of(view))
+    options = _legal_bids(rules, level, standing, seat, hand, decks_of(view))
     if not options:
         return None
     n = len(hand)
     if n < 6:
         return None
-    progress = min(1.0, n / 25.0)
+    players = players_of(view)
+    full = 25 if players == 4 and decks_of(view) == 2 else _cards_each(players, decks_of(view))
+    progress = min(1.0, n / full)
     threshold = 0.44 - 0.1 * progress
     closing = view.get("phase") == BIDDING
-    if standing is not None and (standing.seat - seat) % 2 == 0:
+    friends = view.get("mode") == FRIENDS
+    if standing is not None and (
+        standing.seat == seat if friends else (standing.seat - seat) % 2 == 0
+    ):
         # Our side holds the bid: reinforce our own single when the window closes.
         if closing and standing.seat == seat:
             same = [
@@ -758,21 +838,53 @@ def choose_bid(view: Mapping[str, Any], rules: RuleSet) -> Play | None:
     return None
 
 
-def standing_bid(rules: RuleSet, bids: Sequence[Mapping[str, Any]]) -> Bid | None:
+def _cards_each(players: int, decks: int) -> int:
+    from games.engine.deal import deal_sizes  # bigger tables only
+
+    return deal_sizes(players, decks)[0]
+
+
+def standing_bid(rules: RuleSet, bids: Sequence[Mapping[str, Any]], decks: int = 2) -> Bid | None:
     """The standing bid as the engine's ``Bid``, rebuilt from the view's public bid list."""
     standing: Bid | None = None
     for bid in bids:
-        standing = make_bid(rules.bidding, standing, int(bid["seat"]), parse_cards(bid["cards"]))
+        cards = parse_cards(bid["cards"])
+        if decks == 2:
+            standing = make_bid(rules.bidding, standing, int(bid["seat"]), cards)
+        else:
+            standing = make_bid(rules.bidding, standing, int(bid["seat"]), cards, decks=decks)  # type: ignore[call-arg,unused-ignore]
     return standing
+
+
+def _legal_bids(
+    rules: RuleSet, level: str, standing: Bid | None, seat: int, hand: list[int], decks: int
+) -> list[Play]:
+    if decks == 2:
+        return [tuple(o) for o in legal_bids(rules.bidding, level, standing, seat, hand)]
+    return [
+        tuple(o)
+        for o in legal_bids(rules.bidding, level, standing, seat, hand, decks=decks)  # type: ignore[call-arg,unused-ignore]
+    ]
 
 
 # --- the bot -------------------------------------------------------------------------------
 
 
 class BasicBot:
-    """The heuristic bot. Deterministic: the same view and history give the same action."""
+    """The heuristic bot. Deterministic: the same view and history give the same action.
+
+    In 找朋友 it calls friends by ``friendship.choose_calls`` and reasons about who is a
+    friend (``friendship.allies_of``). ``BasicBot(friendship=False, seed=S)`` is the baseline
+    for 找朋友 (``make_bot("baseline")``): random legal calls, and only the known side taken
+    as the dealer's."""
 
     name = "basic"
+
+    def __init__(self, *, friendship: bool = True, seed: int = 0) -> None:
+        self.friendship = friendship
+        self.seed = seed
+        if not friendship:
+            self.name = "baseline"
 
     def choose_action(
         self, view: Mapping[str, Any], rules: RuleSet, history: Sequence[str] = ()
@@ -788,8 +900,39 @@ class BasicBot:
         if phase == BURYING:
             trump = trump_of(view)
             assert trump is not None
-            return f"bury {seat} {format_cards(choose_bury(hand_of(view), trump))}"
+            hand = hand_of(view)
+            buried = choose_bury(hand, trump, bury_size(view))
+            if view.get("mode") == FRIENDS and not view.get("calls"):
+                return call_text(seat, self._calls(view, rules, hand, buried, trump))
+            return f"bury {seat} {format_cards(buried)}"
         if phase == PLAYING:
-            k = knowledge_from_view(view, rules, history)
+            k = knowledge_from_view(view, rules, history, infer_friends=self.friendship)
             return f"play {seat} {format_cards(choose_play(k))}"
         return None
+
+    def _calls(
+        self,
+        view: Mapping[str, Any],
+        rules: RuleSet,
+        hand: list[int],
+        buried: list[int],
+        trump: Trump,
+    ) -> list[tuple[int, int]]:
+        decks = decks_of(view)
+        count = int(view.get("friends") or getattr(rules, "friends", 0) or 1)
+        policy = str(getattr(rules, "friend_cards", "unrestricted"))
+        if not self.friendship:
+            rng = Random(f"{self.seed}|{view.get('seat')}|{view.get('hand')}")
+            return random_calls(trump, decks, count, policy, rng)
+        kept = list(hand)
+        for c in buried:
+            kept.remove(c)
+        return choose_calls(kept, buried, trump, decks, count, policy)
+
+
+def bury_size(view: Mapping[str, Any]) -> int:
+    """How many cards the dealer buries: the kitty it was dealt."""
+    kitty = view.get("kitty")
+    if kitty:
+        return len(parse_cards(kitty))
+    return int(view.get("kitty_size") or 8)

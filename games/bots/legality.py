@@ -1,11 +1,14 @@
-"""Legality run: ``python -m games.bots.legality --bot basic --hands 10000 --jobs 2``.
+"""Legality run: ``python -m games.bots.legality --bot basic --hands 10000 --jobs 2
+[--shape 6/3/friends]``.
 
-Plays whole matches with the same bot in all four seats, the presets taken in turn (hand ``i``
+Plays whole matches with the same bot in every seat, the presets taken in turn (hand ``i``
 under ``PRESET_NAMES[i % 5]``, each preset in its own succession of matches, so first hands
-with bidding for the dealer and later hands at every level occur). Every bid, bury and play a
-bot returns is checked with the engine's ``check_action`` before it is applied; after each
-hand the engine's self-play invariants (cards and points conserved) and the replay of the
-hand's record are checked. Prints one JSON line; exits 1 when any action was refused.
+with bidding for the dealer and later hands at every level occur), at the table shape
+``players/decks/mode`` (default ``4/2/tractor``, the classic table). Every bid, call, bury
+and play a bot returns is checked with the engine's ``check_action`` before it is applied;
+after each hand the engine's self-play invariants (cards and points conserved) and the
+replay of the hand's record are checked. Prints one JSON line; exits 1 when any action was
+refused.
 """
 
 from __future__ import annotations
@@ -19,15 +22,36 @@ from multiprocessing import get_context
 from typing import Any
 
 from games.bots import BOTS, make_bot
-from games.bots.match import derive_seed
+from games.bots.match import derive_seed, shaped
 from games.bots.play import HandStats, play_hand
 from games.bots.search import SearchBudget
 from games.engine.match import Match
-from games.engine.rules import PRESET_NAMES, preset
+from games.engine.rules import PRESET_NAMES, RuleSet, preset
 from games.engine.selfplay import check_invariants, check_replay
 
+CLASSIC = "4/2/tractor"
+SHAPES = (
+    "5/2/friends",
+    "6/3/friends",
+    "6/3/tractor",
+    "7/3/friends",
+    "8/4/friends",
+    "8/4/tractor",
+)
+"""The table shapes of issue 31's legality figures."""
 
-def run_part(bot: str, hands: Sequence[int], seed: int, budget: SearchBudget) -> dict[str, Any]:
+
+def shape_rules(name: str, shape: str) -> RuleSet:
+    """Preset ``name`` at the table ``shape`` (``players/decks/mode``)."""
+    if shape == CLASSIC:
+        return preset(name)
+    players, decks, mode = shape.split("/")
+    return shaped(preset(name), int(players), int(decks), mode)
+
+
+def run_part(
+    bot: str, hands: Sequence[int], seed: int, budget: SearchBudget, shape: str = CLASSIC
+) -> dict[str, Any]:
     """Play the hands numbered ``hands`` (see the module doc); the counts of this part."""
     matches: dict[str, Match] = {}
     counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
@@ -36,10 +60,17 @@ def run_part(bot: str, hands: Sequence[int], seed: int, budget: SearchBudget) ->
         name = PRESET_NAMES[number % len(PRESET_NAMES)]
         match = matches.get(name)
         if match is None or match.over:
-            match = Match(preset(name), derive_seed(seed, name, number))
+            rules = shape_rules(name, shape)
+            match_seed = (
+                derive_seed(seed, name, number)
+                if shape == CLASSIC
+                else derive_seed(seed, name, shape, number)
+            )
+            match = Match(rules, match_seed)
             matches[name] = match
         state = match.start_hand()
-        bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(4)]
+        players = int(getattr(state, "players", 4))
+        bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(players)]
         stats = HandStats()
         play_hand(state, bots, stats)
         match.finish_hand()
@@ -53,14 +84,16 @@ def run_part(bot: str, hands: Sequence[int], seed: int, budget: SearchBudget) ->
     return counts
 
 
-def _part(args: tuple[str, list[int], int, SearchBudget]) -> dict[str, Any]:
+def _part(args: tuple[str, list[int], int, SearchBudget, str]) -> dict[str, Any]:
     return run_part(*args)
 
 
-def run(bot: str, hands: int, seed: int, jobs: int, budget: SearchBudget) -> dict[str, Any]:
+def run(
+    bot: str, hands: int, seed: int, jobs: int, budget: SearchBudget, shape: str = CLASSIC
+) -> dict[str, Any]:
     numbers = list(range(hands))
     # Each process keeps whole matches: hand numbers are dealt out by preset blocks.
-    parts = [(bot, numbers[j::jobs], seed, budget) for j in range(jobs)]
+    parts = [(bot, numbers[j::jobs], seed, budget, shape) for j in range(jobs)]
     started = time.perf_counter()
     if jobs <= 1:
         results = [_part(parts[0])]
@@ -70,6 +103,7 @@ def run(bot: str, hands: int, seed: int, jobs: int, budget: SearchBudget) -> dic
     refused = [r for part in results for r in part["refused"]]
     return {
         "bot": bot,
+        "shape": shape,
         "seed": seed,
         "hands": sum(p["hands"] for p in results),
         "presets": list(PRESET_NAMES),
@@ -89,9 +123,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--search-samples", type=int, default=8)
     parser.add_argument("--search-ms", type=float, default=0.0, help="0: no time limit")
+    parser.add_argument("--search-candidates", type=int, default=SearchBudget().candidates)
+    parser.add_argument("--shape", default=CLASSIC, help="players/decks/mode, e.g. 6/3/friends")
     args = parser.parse_args(argv)
-    budget = SearchBudget(max_samples=args.search_samples, max_ms=args.search_ms or None)
-    figures = run(args.bot, args.hands, args.seed, args.jobs, budget)
+    budget = SearchBudget(
+        max_samples=args.search_samples,
+        max_ms=args.search_ms or None,
+        candidates=args.search_candidates,
+    )
+    figures = run(args.bot, args.hands, args.seed, args.jobs, budget, args.shape)
     print(json.dumps(figures), flush=True)
     return 1 if figures["refused"] else 0
 

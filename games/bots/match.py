@@ -1,13 +1,16 @@
-"""Paired-deal evaluation: ``python -m games.bots.match A B --deals N --seed S``.
+"""Paired-deal evaluation: ``python -m games.bots.match A B --deals N --seed S
+[--players P --decks D --mode M]``.
 
 Each deal is played twice with the same seed (the same cards in the same seats): first with
-bot A in seats 0 and 2 and bot B in seats 1 and 3, then swapped, so card luck cancels. Deal
-``i`` has its own seed (from ``S`` and ``i``), dealer ``i mod 4`` and one level for both teams
-drawn from its seed; it is a later hand of a match (the dealer is known, bidding picks the
-trump). Prints, for A against B: mean levels gained per hand (A's side's levels up minus the
-other side's, per hand) with a 95 % confidence interval over the paired deals, hands won, and
-each bot's decision time (burying and playing) p50 and p95. ``--jobs`` spreads the deals over
-processes; the figures do not depend on it.
+bot A in the even seats and bot B in the odd seats, then swapped, so card luck cancels. Deal
+``i`` has its own seed (from ``S`` and ``i``), dealer ``i mod players`` and one level for every
+team (or, in 找朋友, every player) drawn from its seed; it is a later hand of a match (the
+dealer is known, bidding picks the trump). Prints, for A against B: mean levels gained per
+hand (the levels each of A's seats went up, on average, minus the same for B's seats; at four
+seats in tractor mode, A's side's levels up minus the other side's) with a 95 % confidence
+interval over the paired deals, hands won (a hand is A's when A's seats gained more on
+average), and each bot's decision time (calling, burying and playing) p50 and p95. ``--jobs``
+spreads the deals over processes; the figures do not depend on it.
 """
 
 from __future__ import annotations
@@ -41,10 +44,32 @@ def derive_seed(*parts: object) -> int:
 
 
 def deal_hand(rules: RuleSet, seed: int, index: int) -> HandState:
-    """Deal ``index`` of a run: its own seed, dealer ``index % 4``, one level for both teams."""
+    """Deal ``index`` of a run: its own seed, dealer ``index % players``, one level for every
+    team (找朋友: every player)."""
     hand_seed = derive_seed(seed, "deal", index)
     level = RANKS[Random(hand_seed).randrange(len(RANKS))]
-    return new_hand(rules, hand_seed, levels=(level, level), dealer=index % 4)
+    players = players_of_rules(rules)
+    if players == 4 and mode_of_rules(rules) == "tractor":
+        return new_hand(rules, hand_seed, levels=(level, level), dealer=index % 4)
+    slots = players if mode_of_rules(rules) == "friends" else 2
+    return new_hand(rules, hand_seed, levels=(level,) * slots, dealer=index % players)
+
+
+def players_of_rules(rules: RuleSet) -> int:
+    return int(getattr(rules, "players", 4))
+
+
+def mode_of_rules(rules: RuleSet) -> str:
+    return str(getattr(rules, "mode", "tractor"))
+
+
+def seat_gains(result: Any, players: int) -> list[int]:
+    """Levels each seat went up in a played hand (the small-side bonus included)."""
+    winners = getattr(result, "winning_seats", None)
+    if winners is None:
+        winners = tuple(range(result.winning_team, players, 2))
+    gained = result.levels_gained + int(getattr(result, "small_side_bonus", 0) or 0)
+    return [gained if s in winners else 0 for s in range(players)]
 
 
 @dataclass(slots=True)
@@ -53,7 +78,7 @@ class DealResult:
     and the decision times of A's and B's seats."""
 
     index: int
-    levels: list[int] = field(default_factory=list)
+    levels: list[float] = field(default_factory=list)
     won: list[bool] = field(default_factory=list)
     times_a: list[float] = field(default_factory=list)
     times_b: list[float] = field(default_factory=list)
@@ -73,22 +98,31 @@ class Setup:
 def play_deal(setup: Setup, index: int) -> DealResult:
     """Both hands of paired deal ``index``."""
     result = DealResult(index)
+    players = players_of_rules(setup.rules)
     for swap in (0, 1):
         state = deal_hand(setup.rules, setup.seed, index)
         bots: list[Bot] = []
-        for seat in range(4):
+        for seat in range(players):
             name = setup.a if seat % 2 == swap else setup.b
             bots.append(make_bot(name, derive_seed(setup.seed, index, swap, seat), setup.budget))
         stats = HandStats()
         play_hand(state, bots, stats)
         hand_result = state.result
         assert hand_result is not None
-        team_a = swap
-        gained = hand_result.levels_gained
-        won = hand_result.winning_team == team_a
-        result.levels.append(gained if won else -gained)
+        if players == 4 and mode_of_rules(setup.rules) == "tractor":
+            team_a = swap
+            gained = hand_result.levels_gained
+            won = hand_result.winning_team == team_a
+            result.levels.append(gained if won else -gained)
+        else:
+            gains = seat_gains(hand_result, players)
+            mine = [g for s, g in enumerate(gains) if s % 2 == swap]
+            theirs = [g for s, g in enumerate(gains) if s % 2 != swap]
+            margin = sum(mine) / len(mine) - sum(theirs) / len(theirs)
+            result.levels.append(margin)
+            won = margin > 0
         result.won.append(won)
-        for seat in range(4):
+        for seat in range(players):
             (result.times_a if seat % 2 == swap else result.times_b).extend(stats.times[seat])
         result.checked += stats.checked
         result.refused.extend(stats.refused)
@@ -137,6 +171,9 @@ def summary(setup: Setup, results: Sequence[DealResult]) -> dict[str, Any]:
         "a": setup.a,
         "b": setup.b,
         "rules": setup.rules.name,
+        "players": players_of_rules(setup.rules),
+        "decks": int(getattr(setup.rules, "decks", 2)),
+        "mode": mode_of_rules(setup.rules),
         "seed": setup.seed,
         "deals": n,
         "hands": hands,
@@ -172,7 +209,8 @@ def report(figures: dict[str, Any]) -> str:
     times = figures["decision_ms"]
     lines = [
         f"{a} (A) against {b} (B): {figures['deals']} paired deals, {figures['hands']} hands, "
-        f"rules {figures['rules']}, seed {figures['seed']}",
+        f"rules {figures['rules']}, {figures['players']} players, {figures['decks']} decks, "
+        f"{figures['mode']}, seed {figures['seed']}",
         f"levels per hand for {a}: {figures['levels_per_hand']:+.3f} "
         f"(95% CI {low:+.3f} .. {high:+.3f})",
         f"hands won: {a} {won['a']}, {b} {won['b']} "
@@ -186,6 +224,19 @@ def report(figures: dict[str, Any]) -> str:
         )
     lines.append(f"actions checked: {figures['actions_checked']}, refused: {figures['refused']}")
     return "\n".join(lines)
+
+
+def table_rules(name: str, args: argparse.Namespace) -> RuleSet:
+    """The preset with the table shape of the command line (a classic table: the preset)."""
+    rules = preset(name)
+    if args.players == 4 and args.decks in (0, 2) and args.mode == "tractor":
+        return rules
+    return shaped(rules, args.players, args.decks, args.mode)
+
+
+def shaped(rules: RuleSet, players: int, decks: int, mode: str) -> RuleSet:
+    """``rules`` at a table of ``players`` seats, ``decks`` decks (0: the default) in ``mode``."""
+    return rules.with_options(players=players, decks=decks, mode=mode, name=rules.name)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -202,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--search-ms", type=float, default=DEFAULT_BUDGET.max_ms, help="0: no time limit"
     )
     parser.add_argument("--search-candidates", type=int, default=DEFAULT_BUDGET.candidates)
+    parser.add_argument("--players", type=int, default=4, help="4..8")
+    parser.add_argument("--decks", type=int, default=0, help="2..4; 0: the default for players")
+    parser.add_argument("--mode", default="tractor", choices=("tractor", "friends"))
     parser.add_argument("--json", action="store_true", help="print one JSON line instead")
     args = parser.parse_args(argv)
     budget = SearchBudget(
@@ -209,7 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_ms=args.search_ms or None,
         candidates=args.search_candidates,
     )
-    setup = Setup(args.a, args.b, args.seed, preset(args.rules), budget)
+    setup = Setup(args.a, args.b, args.seed, table_rules(args.rules, args), budget)
     results = run(setup, args.deals, start=args.start, jobs=args.jobs)
     figures = summary(setup, results)
     print(json.dumps(figures) if args.json else report(figures), flush=True)

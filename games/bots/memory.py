@@ -31,6 +31,7 @@ from games.engine.trump import Trump
 
 CARD_SLOTS = 54
 SEATS = 4
+"""Seats of a classic table; a view's ``players`` (4..8) says how many a hand has."""
 
 
 def counts_of(cards: Iterable[int]) -> list[int]:
@@ -50,7 +51,9 @@ class Memory:
     it holds no pair. ``known[s]``: copies of each card certainly in seat ``s``'s hand.
     ``dealer_or_kitty``: cards certainly with the dealer or in the buried kitty (the dealer's
     bid cards and the flipped kitty cards, not played yet). ``complete``: the history covered
-    every play of the hand.
+    every play of the hand. ``tricks``: every completed trick as ``(seat, cards)`` in play
+    order (what ``games.bots.friendship`` reads). The per-seat lists have one entry per seat
+    (``new_memory(players)``; four by default).
     """
 
     played: list[int] = field(default_factory=lambda: [0] * CARD_SLOTS)
@@ -59,6 +62,7 @@ class Memory:
     known: list[list[int]] = field(default_factory=lambda: [[0] * CARD_SLOTS for _ in range(4)])
     dealer_or_kitty: list[int] = field(default_factory=lambda: [0] * CARD_SLOTS)
     complete: bool = True
+    tricks: list[tuple[tuple[int, tuple[int, ...]], ...]] = field(default_factory=list)
 
     def copy(self) -> Memory:
         return Memory(
@@ -68,7 +72,12 @@ class Memory:
             [list(k) for k in self.known],
             list(self.dealer_or_kitty),
             self.complete,
+            list(self.tricks),
         )
+
+    @property
+    def players(self) -> int:
+        return len(self.voids)
 
     def note_play(
         self, seat: int, cards: Sequence[int], lead: Sequence[int] | None, trump: Trump
@@ -105,11 +114,24 @@ class Memory:
                 self.no_pairs[seat] |= bit
 
 
+def new_memory(players: int = SEATS, *, complete: bool = True) -> Memory:
+    """An empty memory for a table of ``players`` seats."""
+    return Memory(
+        voids=[0] * players,
+        no_pairs=[0] * players,
+        known=[[0] * CARD_SLOTS for _ in range(players)],
+        complete=complete,
+    )
+
+
+SEAT_WORDS = ("0", "1", "2", "3", "4", "5", "6", "7")
+
+
 def _play_parts(text: str) -> tuple[int, str] | None:
     """(seat, card text) of a ``play`` action text, else None. ``play N`` alone (a redacted
     rejected throw) gives an empty card text."""
     words = text.split(None, 2)
-    if len(words) < 2 or words[0].lower() != "play" or words[1] not in ("0", "1", "2", "3"):
+    if len(words) < 2 or words[0].lower() != "play" or words[1] not in SEAT_WORDS:
         return None
     return int(words[1]), words[2] if len(words) > 2 else ""
 
@@ -130,11 +152,11 @@ class PublicPlay:
 
 
 def walk_plays(
-    history: Sequence[str], failed_throws: Sequence[Mapping[str, Any]]
+    history: Sequence[str], failed_throws: Sequence[Mapping[str, Any]], players: int = SEATS
 ) -> Iterator[PublicPlay]:
     """The history's plays with trick numbers, failed throws resolved from the view's
     ``failed_throws`` (docs/NOTATION.md): forced ones count as the cards played, rejected ones
-    as nothing (their cards are not read)."""
+    as nothing (their cards are not read). A trick is complete after ``players`` plays."""
     trick = 0
     in_trick = 0
     pending = 0
@@ -161,7 +183,7 @@ def walk_plays(
         cards = tuple(parse_cards(card_text))
         yield PublicPlay(index, seat, trick, in_trick == 0, cards, ())
         in_trick += 1
-        if in_trick == SEATS:
+        if in_trick == players:
             in_trick = 0
             trick += 1
 
@@ -181,7 +203,7 @@ def public_history(actions: Iterable[Action | str], view: Mapping[str, Any]) -> 
     hidden: set[int] = set()
     failed = view.get("failed_throws") or []
     if any(f.get("result") == "rejected" and f.get("seat") != seat for f in failed):
-        for play in walk_plays(texts, failed):
+        for play in walk_plays(texts, failed, players_of(view)):
             if play.cards is None and play.seat != seat:
                 hidden.add(play.index)
     for index, text in enumerate(texts):
@@ -196,6 +218,16 @@ def public_history(actions: Iterable[Action | str], view: Mapping[str, Any]) -> 
             continue
         out.append(text)
     return out
+
+
+def players_of(view: Mapping[str, Any]) -> int:
+    """Seats at the table (a view without ``players`` is a classic four-seat one)."""
+    return int(view.get("players") or SEATS)
+
+
+def decks_of(view: Mapping[str, Any]) -> int:
+    """Decks in play (a view without ``decks`` is a classic two-deck one)."""
+    return int(view.get("decks") or 2)
 
 
 def trump_of(view: Mapping[str, Any]) -> Trump | None:
@@ -215,13 +247,14 @@ def remember(view: Mapping[str, Any], history: Sequence[str] | None = None) -> M
     """The memory of the view's seat: from the history when it matches the view, else from
     the view alone (``complete`` False)."""
     trump = trump_of(view)
-    memory = Memory()
+    players = players_of(view)
+    memory = new_memory(players)
     _note_bids(memory, view)
     if trump is None:
         return memory
     if history is not None and _walk_into(memory, view, history, trump):
         return memory
-    memory = Memory(complete=not view.get("tricks_played"))
+    memory = new_memory(players, complete=not view.get("tricks_played"))
     _note_bids(memory, view)
     _from_view(memory, view, trump)
     return memory
@@ -239,8 +272,9 @@ def _note_bids(memory: Memory, view: Mapping[str, Any]) -> None:
             if n > target[c]:
                 target[c] = n
     if dealer is not None:
+        decks = decks_of(view)
         for c in parse_cards(view.get("flipped") or ""):
-            memory.dealer_or_kitty[c] = min(2, memory.dealer_or_kitty[c] + 1)
+            memory.dealer_or_kitty[c] = min(decks, memory.dealer_or_kitty[c] + 1)
 
 
 def _walk_into(
@@ -250,7 +284,8 @@ def _walk_into(
     lead: tuple[int, ...] | None = None
     current: list[tuple[int, tuple[int, ...]]] = []
     tricks = 0
-    for play in walk_plays(history, view.get("failed_throws") or []):
+    players = players_of(view)
+    for play in walk_plays(history, view.get("failed_throws") or [], players):
         if play.cards is None:
             continue
         if play.is_lead:
@@ -261,7 +296,8 @@ def _walk_into(
         for c in set(play.taken_back):
             known[c] = max(known[c], play.taken_back.count(c))
         current.append((play.seat, play.cards))
-        if len(current) == SEATS:
+        if len(current) == players:
+            memory.tricks.append(tuple(current))
             tricks += 1
             current = []
     if tricks != view.get("tricks_played", 0):
@@ -279,6 +315,8 @@ def _from_view(memory: Memory, view: Mapping[str, Any], trump: Trump) -> None:
             lead = plays[0][1]
             for i, (seat, cards) in enumerate(plays):
                 memory.note_play(seat, cards, None if i == 0 else lead, trump)
+    if last:
+        memory.tricks.append(tuple(last))
     in_last = counts_of(c for _, cards in last for c in cards)
     taken = view.get("point_cards") or {}
     for side in ("attackers", "defenders"):

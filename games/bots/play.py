@@ -3,8 +3,9 @@ and the public history, and every action it returns is checked by the engine bef
 applied.
 
 The deal is driven as on the site: one ``draw`` at a time, and after each draw the seat that
-received the card may bid; after the 100th draw every seat, from the first to receive cards,
-may bid until a whole round passes without a bid, then ``close``.
+received the card may bid; after the last draw every seat, from the first to receive cards,
+may bid until a whole round passes without a bid, then ``close``. In 找朋友 the dealer's
+``call`` and ``bury`` are two decisions of the burying phase. Tables of 4 to 8 seats.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class HandStats:
     """What the driver saw: decision times per seat (burying and playing), bid calls,
     actions checked, and every refused action as ``(seat, text, reason code)``."""
 
-    times: list[list[float]] = field(default_factory=lambda: [[], [], [], []])
+    times: list[list[float]] = field(default_factory=lambda: [[] for _ in range(8)])
     bid_calls: int = 0
     checked: int = 0
     refused: list[tuple[int, str, str]] = field(default_factory=list)
@@ -50,7 +51,7 @@ def play_hand(state: HandState, bots: Sequence[Bot], stats: HandStats | None = N
     while state.result is None:
         phase = state.phase
         if phase == DEALING:
-            seat = (state.start_seat + state.drawn) % 4
+            seat = (state.start_seat + state.drawn) % players_of_state(state)
             state.apply(DRAW_ACTION)
             _offer_bid(state, bots, seat, log, stats)
         elif phase == BIDDING:
@@ -72,6 +73,10 @@ def play_hand(state: HandState, bots: Sequence[Bot], stats: HandStats | None = N
                 stalled + 1 if rejected and state.failed_throws[-1].result == "rejected" else 0
             )
     return state
+
+
+def players_of_state(state: HandState) -> int:
+    return int(getattr(state, "players", 4))
 
 
 def _rejected(state: HandState, failed_before: int) -> bool:
@@ -101,8 +106,9 @@ def _offer_bid(
 def _last_bids(state: HandState, bots: Sequence[Bot], log: list[str], stats: HandStats) -> None:
     for _ in range(BID_ROUNDS):
         any_bid = False
-        for offset in range(4):
-            seat = (state.start_seat + offset) % 4
+        players = players_of_state(state)
+        for offset in range(players):
+            seat = (state.start_seat + offset) % players
             any_bid |= _offer_bid(state, bots, seat, log, stats)
         if not any_bid:
             return

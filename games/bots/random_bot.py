@@ -8,11 +8,12 @@ from random import Random
 from typing import Any
 
 from games.bots.base import BIDDING, BURYING, DEALING, PLAYING, acts_now, public_part
-from games.bots.basic import standing_bid
-from games.bots.knowledge import hand_of
-from games.bots.memory import trump_of
-from games.engine.bidding import legal_bids
+from games.bots.basic import NO_PROTECTIONS, _legal_bids, bury_size, draw_policy_of, standing_bid
+from games.bots.friendship import call_text, random_calls
+from games.bots.knowledge import FRIENDS, hand_of
+from games.bots.memory import decks_of, trump_of
 from games.engine.cards import format_cards, parse_cards
+from games.engine.follow import legal_follow
 from games.engine.random_play import RandomPolicy, random_bury, random_follow, random_lead
 from games.engine.rules import RuleSet
 
@@ -41,13 +42,24 @@ class RandomBot:
         trump = trump_of(view)
         assert trump is not None
         if phase == BURYING:
-            return f"bury {seat} {format_cards(random_bury(hand, self.rng))}"
+            if view.get("mode") == FRIENDS and not view.get("calls"):
+                count = int(view.get("friends") or getattr(rules, "friends", 0) or 1)
+                policy = str(getattr(rules, "friend_cards", "unrestricted"))
+                calls = random_calls(trump, decks_of(view), count, policy, self.rng)
+                return call_text(seat, calls)
+            size = bury_size(view)
+            buried = random_bury(hand, self.rng) if size == 8 else self.rng.sample(hand, size)
+            return f"bury {seat} {format_cards(buried)}"
         if phase != PLAYING:
             return None
         plays = (view.get("trick") or {}).get("plays") or []
         if plays:
             lead = parse_cards(plays[0]["cards"])
-            cards = random_follow(hand, lead, trump, self.rng)
+            policy = draw_policy_of(rules)
+            if len(lead) > 1 and (decks_of(view) > 2 or policy != NO_PROTECTIONS):
+                cards = tuple(legal_follow(hand, lead, trump, self.rng, draw_policy=policy))  # type: ignore[call-arg,unused-ignore]
+            else:
+                cards = random_follow(hand, lead, trump, self.rng)
         else:
             cards = random_lead(hand, trump, self.rng, self.policy)
         return f"play {seat} {format_cards(cards)}"
@@ -57,8 +69,9 @@ class RandomBot:
     ) -> str | None:
         if self.rng.random() >= self.policy.bid_rate:
             return None
-        standing = standing_bid(rules, view.get("bids") or [])
-        options = legal_bids(rules.bidding, str(view["level"]), standing, seat, hand)
+        decks = decks_of(view)
+        standing = standing_bid(rules, view.get("bids") or [], decks)
+        options = _legal_bids(rules, str(view["level"]), standing, seat, hand, decks)
         if not options:
             return None
         return f"bid {seat} {format_cards(self.rng.choice(options))}"

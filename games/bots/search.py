@@ -64,7 +64,7 @@ class SearchBot:
     def __init__(self, seed: int = 0, budget: SearchBudget | None = None) -> None:
         self.seed = seed
         self.budget = budget or SearchBudget()
-        self.basic = BasicBot()
+        self.basic = BasicBot(seed=seed)
         self.last_samples = 0
 
     def choose_action(
@@ -106,7 +106,9 @@ class SearchBot:
             for index in alive:
                 sim = SimHand(k, world)
                 sim.play(k.seat, candidates[index])
-                scores[index].append(self._utility(sim.playout(choose_play), k.defending))
+                x = sim.playout(choose_play)
+                defending = k.seat in sim.side if sim.friends else k.defending
+                scores[index].append(self._utility(x, defending, k.decks))
             samples += 1
             if samples >= budget.prune_after:
                 alive = [i for i in alive if i == 0 or not self._hopeless(scores, i)]
@@ -141,7 +143,7 @@ class SearchBot:
                 best, best_mean = index, mean
         return best
 
-    def _utility(self, x: int, defending: bool) -> float:
-        levels = side_levels(x, defending)
-        margin = (x - 80) / 40.0
+    def _utility(self, x: int, defending: bool, decks: int = 2) -> float:
+        levels = side_levels(x, defending, decks)
+        margin = (x - 80) / 40.0 if decks == 2 else (x - 40 * decks) / (20.0 * decks)
         return levels + self.budget.point_weight * (-margin if defending else margin)

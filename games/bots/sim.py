@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
 
-from games.bots.knowledge import KITTY_SIZE, Knowledge
+from games.bots.friendship import Call, allies_of
+from games.bots.knowledge import FRIENDS, Knowledge
 from games.bots.memory import Memory
 from games.engine.lead import lead_info
 from games.engine.rules import RuleSet
@@ -31,7 +32,8 @@ from games.engine.trump import TRUMP, Trump
 
 POINTS = tuple(card_points(c) for c in range(54))
 KITTY = 4
-"""Index of the kitty among the holders of a sampled world (seats are 0..3)."""
+"""Index of the kitty among the holders of a classic sampled world (seats 0..3); at a table of
+``players`` seats the kitty is holder ``players``."""
 SAMPLE_TRIES = 30
 
 Policy = Callable[[Knowledge], tuple[int, ...]]
@@ -58,19 +60,21 @@ def sample_world(k: Knowledge, rng: Random) -> World | None:
 
 def _try_sample(k: Knowledge, rng: Random, *, respect_voids: bool) -> World | None:
     seat = k.seat
+    players = k.players
+    kitty_at = players
     groups = k.trump.groups
     unseen = k.unseen()
     pool_counts = list(unseen)
-    holders: list[list[int]] = [[], [], [], [], []]
-    capacity = [0, 0, 0, 0, 0]
-    for s in range(4):
+    holders: list[list[int]] = [[] for _ in range(players + 1)]
+    capacity = [0] * (players + 1)
+    for s in range(players):
         if s != seat:
             capacity[s] = k.card_counts[s]
     if k.kitty is None:
-        capacity[KITTY] = KITTY_SIZE
+        capacity[kitty_at] = k.kitty_size
     memory = k.memory
     # Certain cards first.
-    for s in range(4):
+    for s in range(players):
         if s == seat:
             continue
         known = memory.known[s]
@@ -84,11 +88,11 @@ def _try_sample(k: Knowledge, rng: Random, *, respect_voids: bool) -> World | No
         for c in range(54):
             for _ in range(min(memory.dealer_or_kitty[c], pool_counts[c])):
                 room_d = capacity[dealer] - len(holders[dealer])
-                room_k = capacity[KITTY] - len(holders[KITTY])
+                room_k = capacity[kitty_at] - len(holders[kitty_at])
                 if room_d + room_k <= 0:
                     break
                 weight = room_k * kitty_bias(k.trump)[c]
-                target = dealer if rng.random() * (room_d + weight) < room_d else KITTY
+                target = dealer if rng.random() * (room_d + weight) < room_d else kitty_at
                 holders[target].append(c)
                 pool_counts[c] -= 1
     pool = [c for c in range(54) for _ in range(pool_counts[c])]
@@ -104,8 +108,8 @@ def _try_sample(k: Knowledge, rng: Random, *, respect_voids: bool) -> World | No
 
     def eligible(c: int) -> list[int]:
         bit = 1 << groups[c]
-        out = [KITTY] if capacity[KITTY] else []
-        for s in range(4):
+        out = [kitty_at] if capacity[kitty_at] else []
+        for s in range(players):
             if s != seat and capacity[s] and (not respect_voids or not voids[s] & bit):
                 out.append(s)
         return out
@@ -116,11 +120,11 @@ def _try_sample(k: Knowledge, rng: Random, *, respect_voids: bool) -> World | No
         if not targets:
             return None
         weights = [float(capacity[t] - len(holders[t])) for t in targets]
-        if targets[0] == KITTY:
+        if targets[0] == kitty_at:
             weights[0] *= bias[c]
         holders[_weighted(targets, weights, rng)].append(c)
-    hands = [list(k.hand) if s == seat else holders[s] for s in range(4)]
-    kitty = list(k.kitty) if k.kitty is not None else holders[KITTY]
+    hands = [list(k.hand) if s == seat else holders[s] for s in range(players)]
+    kitty = list(k.kitty) if k.kitty is not None else holders[kitty_at]
     return World(hands, kitty)
 
 
@@ -159,13 +163,21 @@ class SimHand:
 
     __slots__ = (
         "attacker_points",
+        "calls",
         "dealer",
+        "decks",
+        "friends",
         "hands",
         "kitty",
+        "kitty_size",
         "leader",
         "memory",
+        "mode",
+        "players",
         "plays",
         "rules",
+        "seat_points",
+        "side",
         "tricks_played",
         "trump",
     )
@@ -185,10 +197,23 @@ class SimHand:
         self.memory: Memory = k.memory.copy()
         self.attacker_points = k.attacker_points
         self.tricks_played = k.tricks_played
+        self.players = k.players
+        self.decks = k.decks
+        self.mode = k.mode
+        self.kitty_size = k.kitty_size
+        self.friends = k.mode == FRIENDS
+        self.side = k.side or frozenset((k.dealer,))
+        self.calls: list[Call] = list(k.calls or ())
+        self.seat_points = list(k.seat_points or [0] * k.players)
+        if self.friends:
+            # Penalties apart from the points the attackers known now have taken.
+            self.attacker_points = k.attacker_points - sum(
+                n for s, n in enumerate(self.seat_points) if s not in self.side
+            )
 
     def knowledge(self, seat: int) -> Knowledge:
         """What ``seat`` knows in this world: its hand and the public memory."""
-        return Knowledge(
+        k = Knowledge(
             seat=seat,
             trump=self.trump,
             rules=self.rules,
@@ -201,20 +226,32 @@ class SimHand:
             card_counts=[len(h) for h in self.hands],
             attacker_points=self.attacker_points,
             tricks_played=self.tricks_played,
+            players=self.players,
+            decks=self.decks,
+            mode=self.mode,
+            kitty_size=self.kitty_size,
+            side=self.side,
+            calls=self.calls,
+            seat_points=self.seat_points,
         )
+        if self.friends:
+            k.allies = allies_of(k)
+        return k
 
     @property
     def to_act(self) -> int:
-        return (self.leader + len(self.plays)) % 4
+        return (self.leader + len(self.plays)) % self.players
 
     def is_attacker(self, seat: int) -> bool:
+        if self.friends:
+            return seat not in self.side
         return (seat - self.dealer) % 2 == 1
 
     def play(self, seat: int, cards: Sequence[int]) -> None:
         """Apply a play of the seat in turn (throws resolved against the sampled hands)."""
         trump = self.trump
         if not self.plays and len(cards) > 1 and lead_info(cards, trump).shape.is_throw:
-            others = [self.hands[s] for s in range(4) if s != seat]
+            others = [self.hands[s] for s in range(self.players) if s != seat]
             outcome = throw_outcome(
                 cards,
                 others,
@@ -237,17 +274,33 @@ class SimHand:
         lead = self.plays[0] if self.plays else None
         self.memory.note_play(seat, cards, lead, trump)
         self.plays.append(tuple(cards))
-        if len(self.plays) == 4:
+        if len(self.plays) == self.players:
             self._finish_trick()
 
     def _finish_trick(self) -> None:
         plays = self.plays
-        winner = (self.leader + trick_winner(plays, self.trump)) % 4
-        if self.is_attacker(winner):
+        players = self.players
+        winner = (self.leader + trick_winner(plays, self.trump)) % players
+        if self.friends:
+            self.seat_points[winner] += sum(POINTS[c] for p in plays for c in p)
+            if any(call.open for call in self.calls):
+                self._reveal()
+        elif self.is_attacker(winner):
             self.attacker_points += sum(POINTS[c] for p in plays for c in p)
         self.tricks_played += 1
         self.leader = winner
         self.plays = []
+
+    def _reveal(self) -> None:
+        """RULES-FRIENDS §3.4, by the engine's ``reveal_friends``."""
+        from games.engine.friends import FriendCall, reveal_friends
+
+        leader, players = self.leader, self.players
+        plays = [((leader + i) % players, cards) for i, cards in enumerate(self.plays)]
+        found = [FriendCall(c.card, c.ordinal, c.seen, c.seat) for c in self.calls]
+        policy = str(getattr(self.rules, "join_policy", "unrestricted"))
+        calls, self.side = reveal_friends(found, self.side, plays, policy)
+        self.calls = [Call(int(c.card), c.ordinal, c.seen, c.seat) for c in calls]
 
     @property
     def finished(self) -> bool:
@@ -260,7 +313,7 @@ class SimHand:
         while self.plays or self.hands[self.leader]:
             seat = self.to_act
             cards = policy(self.knowledge(seat))
-            if len(self.plays) == 3:
+            if len(self.plays) == self.players - 1:
                 last = [*self.plays, tuple(cards)]
                 last_leader = self.leader
                 self.play(seat, cards)
@@ -273,11 +326,18 @@ class SimHand:
         """X of RULES.md §5.6: trick points, penalties, and the kitty bonus when the attackers
         take the last trick (``last``, led by ``leader``, won by ``winner``)."""
         x = self.attacker_points
+        if self.friends:
+            x += sum(n for s, n in enumerate(self.seat_points) if s not in self.side)
         if last and self.is_attacker(winner):
             policy = self.rules.kitty_multiplier
-            # lead_shape reads the lead; the others the winning play (by its own split).
-            play = last[0] if policy == "lead_shape" else last[(winner - leader) % 4]
-            multiplier = kitty_multiplier(play, self.trump, policy)
+            if self.decks > 2:
+                from games.engine.tuples import kitty_units_multiplier
+
+                multiplier = kitty_units_multiplier(last[0], self.trump)
+            else:
+                # lead_shape reads the lead; the others the winning play (by its own split).
+                play = last[0] if policy == "lead_shape" else last[(winner - leader) % 4]
+                multiplier = kitty_multiplier(play, self.trump, policy)
             x += multiplier * sum(POINTS[c] for c in self.kitty)
         return max(0, x)
 
@@ -289,8 +349,8 @@ def _lowest_part(split: Split) -> tuple[int, ...]:
     return tuple(split.pairs[-1] if split.pairs else split.tractors[-1])
 
 
-def side_levels(x: int, defending: bool) -> int:
+def side_levels(x: int, defending: bool, decks: int = 2) -> int:
     """Levels gained by one side (negative when the other side goes up)."""
-    side, gained = level_change(x)
+    side, gained = level_change(x) if decks == 2 else level_change(x, decks)  # type: ignore[call-arg,unused-ignore]
     defenders_up = gained if side == "defenders" else -gained
     return defenders_up if defending else -defenders_up
