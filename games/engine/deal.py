@@ -96,7 +96,11 @@ def deck_from_hands(
 
 
 def flip_kitty(
-    kitty: Sequence[int], level: str, rule: str = FIRST_CARD, bidding: str = "strength"
+    kitty: Sequence[int],
+    level: str,
+    rule: str = FIRST_CARD,
+    bidding: str = "strength",
+    decks: int = 2,
 ) -> tuple[list[int], str | None]:
     """RULES.md §5.2 ``no_bid = flip_kitty``: turn the kitty over in order.
 
@@ -105,12 +109,16 @@ def flip_kitty(
     including the deciding one, or all 8 when none decides; under ``as_bids`` all 8 (the
     strongest bid can only be known once all are seen).
     """
-    suit = flip_trump(kitty, level, rule, bidding)
+    suit = flip_trump(kitty, level, rule, bidding, decks)
     return list(kitty[: _turned(kitty, level, rule)]), suit
 
 
 def flip_trump(
-    cards: Sequence[int], level: str, rule: str = FIRST_CARD, bidding: str = "strength"
+    cards: Sequence[int],
+    level: str,
+    rule: str = FIRST_CARD,
+    bidding: str = "strength",
+    decks: int = 2,
 ) -> str | None:
     """The trump suit the turned-over ``cards`` (in the order turned) name at ``level``, or None
     for no-trump (RULES.md §5.2 ``flip_rule``).
@@ -122,7 +130,7 @@ def flip_trump(
     """
     _check_flip_options(rule, bidding)
     if rule == AS_BIDS:
-        return showing_suit(strongest_showing(cards, level, bidding))
+        return showing_suit(strongest_showing(cards, level, bidding, decks))
     index = _deciding_index(cards, level)
     return None if index is None else Card(cards[index]).suit
 

@@ -666,7 +666,9 @@ class HandState:
         suit = None
         if no_bid == "flip_kitty":
             rules = self.rules
-            self.flipped, suit = flip_kitty(self.kitty, self.level, rules.flip_rule, rules.bidding)
+            self.flipped, suit = flip_kitty(
+                self.kitty, self.level, rules.flip_rule, rules.bidding, self.decks
+            )
         if self.dealer is None:
             self.dealer = 0  # RULES.md §5.2: no bid in the first hand, seat 0 deals.
             self.side = self._first_side()
