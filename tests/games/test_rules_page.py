@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from games.engine import PRESETS, Trump, kitty_multiplier, level_change, parse_cards
-from games.engine.rules import _CHOICES
+from games.engine import PRESETS, Trump, deal_sizes, kitty_multiplier, level_change, parse_cards
+from games.engine.rules import _CHOICES, default_decks
 from games.rules_page import BODIES
 from ladder.settlement import RATIO_PERCENT
 from ladder.titles import TITLES
@@ -187,3 +187,46 @@ def test_each_language_has_a_body() -> None:
     assert set(BODIES) == set(BROWSERS)
     for body in BODIES.values():
         assert (ROOT / "templates" / body).exists()
+
+
+@pytest.mark.parametrize("language", BROWSERS)
+def test_the_bigger_tables_deal_sizes_are_the_engines(language: str) -> None:
+    """找朋友与多人桌: each row (players, decks, cards each, kitty, points) is deal_sizes at the
+    default decks for those players, with 100 points a deck (RULES-SPEC.md §9.1)."""
+    table = element(rules_page(language), "friends-decks-table", "table")
+    found = [[int(cell) for cell in cells] for _, cells in rows(table)]
+    assert [row[0] for row in found] == [4, 5, 6, 7, 8]
+    for players, decks, each, kitty, points in found:
+        assert decks == default_decks(players)
+        assert deal_sizes(players, decks) == (each, kitty)
+        assert points == 100 * decks
+
+
+@pytest.mark.parametrize("language", BROWSERS)
+def test_the_result_by_decks_table_is_the_engines(language: str) -> None:
+    """Each band of 2, 3 and 4 decks gives what level_change(points, decks) gives at both ends,
+    the side and the levels its row names (RULES-SPEC.md §9.2.9)."""
+    table = element(rules_page(language), "friends-result-table", "table")
+    bands = 0
+    for _, (result, *by_decks) in rows(table):
+        for decks, points in zip((2, 3, 4), by_decks, strict=True):
+            if not re.fullmatch(r"\d+( – \d+)?", points):
+                continue  # "every 40 more"
+            ends = [int(number) for number in re.findall(r"\d+", points)]
+            side, levels = level_change(ends[0], decks)
+            assert all(level_change(end, decks) == (side, levels) for end in ends), points
+            assert (DEFENDERS[language] in result) == (side == "defenders"), result
+            assert [int(n) for n in re.findall(r"\d+", result)] == ([levels] if levels else [])
+            bands += 1
+    assert bands == 7 * 3
+
+
+def test_docs_rules_spec_deal_sizes_are_the_engines() -> None:
+    """RULES-SPEC.md §9.1's table of every shape: "cards each + kitty" is deal_sizes."""
+    text = (ROOT / "docs" / "RULES-SPEC.md").read_text(encoding="utf-8")
+    part = text.split("### 9.1", 1)[1].split("### 9.2", 1)[0]
+    shapes = re.findall(r"^\s*\| (\d) \| (.+) \|$", part, re.M)
+    assert [int(players) for players, _ in shapes] == [4, 5, 6, 7, 8]
+    for players, cells in shapes:
+        sizes = [tuple(map(int, re.findall(r"\d+", cell))) for cell in cells.split("|")]
+        assert sizes == [deal_sizes(int(players), decks) for decks in (2, 3, 4)], players
