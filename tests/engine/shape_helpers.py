@@ -41,8 +41,8 @@ def shaped_deck(
     cards; every other card of the decks fills the gaps in an order shuffled from
     ``fill_seed``."""
     each, kitty_size = deal_sizes(players, decks)
-    wanted = {seat: parse_cards(text) for seat, text in (hands or {}).items()}
-    kitty_cards = parse_cards(kitty)
+    wanted = {seat: [int(c) for c in parse_cards(text)] for seat, text in (hands or {}).items()}
+    kitty_cards = [int(c) for c in parse_cards(kitty)]
     rest = Counter(c for c in range(54) for _ in range(decks))
     for chosen in [*wanted.values(), kitty_cards]:
         rest.subtract(chosen)
@@ -50,7 +50,7 @@ def shaped_deck(
         raise ValueError(f"a card is asked for more than {decks} times")
     spare = sorted(rest.elements())
     Random(fill_seed).shuffle(spare)
-    full_hands = []
+    full_hands: list[list[int]] = []
     for seat in range(players):
         hand = list(wanted.get(seat, []))
         while len(hand) < each:

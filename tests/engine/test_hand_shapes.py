@@ -154,6 +154,7 @@ def test_tractor_results_raise_the_winning_team_and_pass_the_deal(players: int) 
         assert result is not None and result.winning_team is not None
         team = result.winning_team
         assert result.winning_seats == tuple(range(team, players, 2))
+        assert result.dealer is not None
         expected = (result.dealer + (2 if result.winner == "defenders" else 1)) % players
         assert result.next_dealer in (expected, None)
 
@@ -161,9 +162,9 @@ def test_tractor_results_raise_the_winning_team_and_pass_the_deal(players: int) 
 # --- 找朋友: calls -------------------------------------------------------------------------
 
 
-def friends_hand(**options: object) -> HandState:
+def friends_hand() -> HandState:
     """Five players, two decks, no-trump at 2; seat 2 holds the first AS, seat 4 the second."""
-    rules = shape_rules(5, "friends", **options)
+    rules = shape_rules(5, "friends")
     return dealt(rules, {0: "KS 3S", 2: "AS", 4: "AS"}, dealer=0, levels=("2",) * 5)
 
 
