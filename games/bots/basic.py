@@ -532,7 +532,9 @@ def follow_candidates(ctx: Ctx, lead: Sequence[int]) -> list[Play]:
     if size == 1:
         pool = suited or hand
         return [(c,) for c in sorted(set(pool))]
-    if size == 2 and lead[0] == lead[1] and k.decks <= 2:
+    if k.decks > 2:
+        return _tuple_follows(ctx, lead, suited)
+    if size == 2 and lead[0] == lead[1]:
         return _pair_follows(ctx, suited, hand, group)
     return _multi_follows(ctx, lead, suited)
 
@@ -571,6 +573,54 @@ def _discard_shortlist(ctx: Ctx, cards: Sequence[int], size: int) -> list[int]:
         if chosen.count(c) < ctx.counts[c] and len(chosen) < size + 4:
             chosen.append(c)
     return chosen
+
+
+def _tuple_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Play]:
+    """Follows with three or four decks (tuples, RULES-FRIENDS §2): the engine's legal follow
+    and a few of its random variants, the led group's cards taken cheaply, with points or
+    high, the lead's tuple answered by the highest and lowest own tuple, and when void the
+    highest and lowest trumps; every one checked by the engine's ``follow_error`` under the
+    table's draw policy."""
+    k = ctx.k
+    trump = ctx.trump
+    hand = k.hand
+    size = len(lead)
+    policy = draw_policy_of(k.rules)
+    fallback = tuple(_legal_follow(hand, lead, trump, policy))
+    out: list[Play] = [fallback]
+    strength = trump.strengths
+    keys = (_cheap_key(ctx), _points_key(ctx), lambda c: (-strength[c], c))
+    if len(suited) <= size:
+        others = [c for c in hand if ctx.groups[c] != ctx.groups[lead[0]]]
+        for key in keys:
+            out.append((*suited, *sorted(others, key=key)[: size - len(suited)]))
+        trumps = ctx.mine[TRUMP]
+        if not suited and len(trumps) >= size and ctx.groups[lead[0]] != TRUMP:
+            by_strength = sorted(trumps, key=lambda c: (strength[c], c))
+            out += [tuple(by_strength[-size:]), tuple(by_strength[:size])]
+            out += _tuple_answers(ctx, lead, trumps)
+    else:
+        for key in keys:
+            out.append(tuple(sorted(suited, key=key)[:size]))
+        out += _tuple_answers(ctx, lead, suited)
+        rng = Random(len(hand) * 131 + size)
+        for _ in range(3):
+            out.append(tuple(_legal_follow(hand, lead, trump, policy, rng)))
+    valid = [p for p in dict.fromkeys(out) if _follow_error(hand, lead, p, trump, policy) is None]
+    return valid or [fallback]
+
+
+def _tuple_answers(ctx: Ctx, lead: Sequence[int], cards: Sequence[int]) -> list[Play]:
+    """For a lead that is one tuple (``k`` copies of a card): the highest and the lowest
+    tuple of ``k`` copies among ``cards``."""
+    size = len(lead)
+    if size < 2 or any(c != lead[0] for c in lead):
+        return []
+    counts = counts_of(cards)
+    held = sorted({c for c in cards if counts[c] >= size}, key=ctx.trump.strengths.__getitem__)
+    if not held:
+        return []
+    return [(held[-1],) * size, (held[0],) * size]
 
 
 def _multi_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Play]:
@@ -618,13 +668,19 @@ def _follow_error(
 ) -> str | None:
     if policy == NO_PROTECTIONS:
         return follow_error(hand, lead, play, trump)
-    return follow_error(hand, lead, play, trump, draw_policy=policy)  # type: ignore[call-arg,unused-ignore]
+    return follow_error(hand, lead, play, trump, draw_policy=policy)
 
 
-def _legal_follow(hand: Sequence[int], lead: Sequence[int], trump: Trump, policy: str) -> list[int]:
-    if policy == NO_PROTECTIONS:
+def _legal_follow(
+    hand: Sequence[int],
+    lead: Sequence[int],
+    trump: Trump,
+    policy: str,
+    rng: Random | None = None,
+) -> list[int]:
+    if policy == NO_PROTECTIONS and rng is None:
         return legal_follow(list(hand), lead, trump)
-    return legal_follow(list(hand), lead, trump, draw_policy=policy)  # type: ignore[call-arg,unused-ignore]
+    return legal_follow(list(hand), lead, trump, rng, draw_policy=policy)
 
 
 def _cheap_key(ctx: Ctx) -> Any:
@@ -845,14 +901,12 @@ def _cards_each(players: int, decks: int) -> int:
 
 
 def standing_bid(rules: RuleSet, bids: Sequence[Mapping[str, Any]], decks: int = 2) -> Bid | None:
-    """The standing bid as the engine's ``Bid``, rebuilt from the view's public bid list."""
+    """The standing bid as the engine's ``Bid``, rebuilt from the view's public bid list (a
+    bid's strength reads only its cards, whatever the decks)."""
+    del decks
     standing: Bid | None = None
     for bid in bids:
-        cards = parse_cards(bid["cards"])
-        if decks == 2:
-            standing = make_bid(rules.bidding, standing, int(bid["seat"]), cards)
-        else:
-            standing = make_bid(rules.bidding, standing, int(bid["seat"]), cards, decks=decks)  # type: ignore[call-arg,unused-ignore]
+        standing = make_bid(rules.bidding, standing, int(bid["seat"]), parse_cards(bid["cards"]))
     return standing
 
 
@@ -861,10 +915,7 @@ def _legal_bids(
 ) -> list[Play]:
     if decks == 2:
         return [tuple(o) for o in legal_bids(rules.bidding, level, standing, seat, hand)]
-    return [
-        tuple(o)
-        for o in legal_bids(rules.bidding, level, standing, seat, hand, decks=decks)  # type: ignore[call-arg,unused-ignore]
-    ]
+    return [tuple(o) for o in legal_bids(rules.bidding, level, standing, seat, hand, decks=decks)]
 
 
 # --- the bot -------------------------------------------------------------------------------

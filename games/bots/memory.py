@@ -127,6 +127,21 @@ def new_memory(players: int = SEATS, *, complete: bool = True) -> Memory:
 SEAT_WORDS = ("0", "1", "2", "3", "4", "5", "6", "7")
 
 
+_PARSED: dict[str, tuple[int, ...]] = {}
+
+
+def _parsed(text: str) -> tuple[int, ...]:
+    """``parse_cards`` of a play's card text, remembered (a long hand's history is read again
+    at every decision)."""
+    found = _PARSED.get(text)
+    if found is None:
+        if len(_PARSED) > 100_000:
+            _PARSED.clear()
+        found = tuple(parse_cards(text))
+        _PARSED[text] = found
+    return found
+
+
 def _play_parts(text: str) -> tuple[int, str] | None:
     """(seat, card text) of a ``play`` action text, else None. ``play N`` alone (a redacted
     rejected throw) gives an empty card text."""
@@ -180,7 +195,7 @@ def walk_plays(
                 yield PublicPlay(index, seat, trick, True, played, tuple(attempted))
                 in_trick = 1
                 continue
-        cards = tuple(parse_cards(card_text))
+        cards = _parsed(card_text)
         yield PublicPlay(index, seat, trick, in_trick == 0, cards, ())
         in_trick += 1
         if in_trick == players:
@@ -240,7 +255,7 @@ def trump_of(view: Mapping[str, Any]) -> Trump | None:
 def _trick_cards(trick: Mapping[str, Any] | None) -> list[tuple[int, tuple[int, ...]]]:
     if not trick:
         return []
-    return [(int(p["seat"]), tuple(parse_cards(p["cards"]))) for p in trick.get("plays", [])]
+    return [(int(p["seat"]), _parsed(p["cards"])) for p in trick.get("plays", [])]
 
 
 def remember(view: Mapping[str, Any], history: Sequence[str] | None = None) -> Memory:
