@@ -247,6 +247,7 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
         escaped_seats=[p.seat for p in players.values() if p.escaped],
         absent_seats=[p.seat for p in players.values() if p.absent_at_end],
         fees=fee_schedule(),
+        ranked=hand.match.table.ranked,
     )
     ranked = hand.match.table.ranked
     now = timezone.now()

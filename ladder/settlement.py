@@ -26,6 +26,10 @@ SEATS = (0, 1, 2, 3)
 SETTLEMENTS = ("ratio", "levels", "table", "stake_steps")
 ESCAPE_PENALTIES = ("triple", "fixed_40", "nine_stakes", "none")
 PAST_ACE = ("match_end", "wrap")
+# Who receives an escape penalty: as the preset says ("players": RULES.md §7), or the house
+# alone ("house": at a casual table, whose four chose each other, so that no escape moves table
+# points between accounts; docs/LADDER.md, "No faster than play").
+COMPENSATIONS = ("players", "house")
 OUTCOME_KINDS = ("normal", "escape", "void")
 
 # Ledger kinds. The order is the order lines are written in (and balances run in).
@@ -109,9 +113,11 @@ class HandOutcome:
     absent_seats: tuple[int, ...] = ()
     past_ace: str = "match_end"
     fees: FeeSchedule = field(default_factory=FeeSchedule)
+    compensation: str = "players"
 
     def __post_init__(self) -> None:
         _check_choice("kind", self.kind, OUTCOME_KINDS)
+        _check_choice("compensation", self.compensation, COMPENSATIONS)
         _check_choice("settlement", self.settlement, SETTLEMENTS)
         _check_choice("escape_penalty", self.escape_penalty, ESCAPE_PENALTIES)
         _check_choice("past_ace", self.past_ace, PAST_ACE)
@@ -371,6 +377,8 @@ def escape_lines(outcome: HandOutcome, escaper: int) -> list[Line]:
     penalty = outcome.escape_penalty
     partner = (escaper + 2) % 4
     opponents = ((escaper + 1) % 4, (escaper + 3) % 4)
+    if outcome.compensation == "house":
+        return escape_lines_to_house(outcome, escaper)
     if penalty == "triple":
         gain, fee, loss = one_level(outcome)
         lines = [Line(escaper, ESCAPE_PENALTY, -3 * loss)]
@@ -389,6 +397,29 @@ def escape_lines(outcome: HandOutcome, escaper: int) -> list[Line]:
             Line(seat, ESCAPE_COMPENSATION, 3 * outcome.stake) for seat in others
         ]
     return []
+
+
+def escape_lines_to_house(outcome: HandOutcome, escaper: int) -> list[Line]:
+    """At a casual table the escaper pays the whole penalty, as the preset sets it, to the
+    house, and nobody at the table receives any of it: four accounts of one person cannot feed
+    one of them by escaping (docs/LADDER.md, "No faster than play")."""
+    charge = escape_paid(outcome)
+    if not charge:
+        return []
+    return [Line(escaper, ESCAPE_PENALTY, -charge), Line(None, ESCAPE_PENALTY, charge)]
+
+
+def escape_paid(outcome: HandOutcome) -> int:
+    """What the escaper pays under the table's penalty: `triple` 3 × a one-level loss,
+    `fixed_40` the fixed amount, `nine_stakes` 9 × S, `none` nothing."""
+    penalty = outcome.escape_penalty
+    if penalty == "triple":
+        return 3 * one_level(outcome)[2]
+    if penalty == "fixed_40":
+        return outcome.fees.fixed_escape
+    if penalty == "nine_stakes":
+        return 9 * outcome.stake
+    return 0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -648,10 +679,12 @@ def outcome_from_record(
     escaped_seats: Iterable[int],
     absent_seats: Iterable[int],
     fees: FeeSchedule,
+    ranked: bool = True,
 ) -> HandOutcome:
     """The outcome of a stored hand: `Hand.result`, `Hand.ruleset`, the table's stake, the hand's
     dealer, levels and wrapped flags, and the `HandPlayer` flags. The keys of `Hand.result` are
-    listed in docs/LADDER.md; the result wins over the hand's columns where both say something."""
+    listed in docs/LADDER.md; the result wins over the hand's columns where both say something.
+    ``ranked`` False (a casual table): escape penalties go to the house alone."""
     if status == "playing":
         raise ApplicationError("hand_not_finished", "the hand is still being played")
     result = dict(result or {})
@@ -686,6 +719,7 @@ def outcome_from_record(
         escaper_seat=escaper,
         absent_seats=tuple(sorted({*result.get("absent_seats", ()), *absent_seats})),
         fees=replace(fees, table_fee=int(ruleset.get("table_fee", fees.table_fee))),
+        compensation="players" if ranked else "house",
     )
 
 
@@ -706,6 +740,7 @@ def outcome_as_json(outcome: HandOutcome) -> dict[str, Any]:
         "wrapped": list(outcome.wrapped),
         "escaper_seat": outcome.escaper_seat,
         "absent_seats": list(outcome.absent_seats),
+        "compensation": outcome.compensation,
         "fees": {
             "winner_fee": outcome.fees.winner_fee,
             "table_fee": outcome.fees.table_fee,

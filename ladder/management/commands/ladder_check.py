@@ -48,12 +48,12 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
         users, entries, problems = ledger_problems(since_hand=options["since_hand"])
         for problem in problems:
             who = f"user {problem.user_id}" if problem.user_id is not None else "ledger"
             self.stderr.write(f"{who}: {problem.what}")
         if problems:
+            self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
             raise CommandError(f"{len(problems)} problem(s) in {users} users, {entries} entries")
         self.stdout.write(
             self.style.SUCCESS(
@@ -63,6 +63,7 @@ class Command(BaseCommand):
                 "moved points"
             )
         )
+        self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
 
     def _review_foursomes(self, *, days: int, at_least: int) -> None:
         """Groups of four quick match seated together again and again: listed, not a failure
