@@ -70,11 +70,11 @@ def follow_error(
     # Holding no more than the lead's size, the play holds all of them: nothing else to owe.
     if len(hand_suit) <= size:
         return None
+    if info.units is None and not info.pair_units:
+        return None  # only singles led: nothing more is owed, whatever the hand holds
     if info.units is not None or has_wide(hand_suit):
         fmt = lead_format(lead, trump)
         return structure_error(hand_suit, play_suit, fmt, trump, draw_policy)
-    if not info.pair_units:
-        return None
     return _structure_error(hand_suit, play_suit, info, trump)
 
 

@@ -71,7 +71,7 @@ def play_score(play: Sequence[int], info: LeadInfo, trump: Trump) -> int | None:
         bonus = TRUMP_BONUS
     else:
         return None
-    if info.units is not None or (size > 2 and has_wide(cards)):
+    if info.units is not None or (size > 2 and info.pair_units and has_wide(cards)):
         # RULES-FRIENDS §2 Winning: tuples of three or more cards.
         key = play_key(cards, lead_format(info.split.cards(), trump), trump)
         return None if key is None else key + bonus

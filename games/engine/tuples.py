@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import pairwise, product
+from operator import eq
 from random import Random
 from typing import NamedTuple
 
@@ -56,15 +57,11 @@ FORMAT_CACHE_LIMIT = 4096
 
 
 def has_wide(cards: Sequence[int] | bytes) -> bool:
-    """Whether some card appears three or more times (cheap for short plays)."""
-    size = len(cards)
-    if size < 3:
+    """Whether some card appears three or more times (cheap: one sort, one C-level scan)."""
+    if len(cards) < 3:
         return False
-    held = bytes(cards)
-    distinct = set(held)
-    if size - len(distinct) < 2:
-        return False
-    return any(held.count(c) >= 3 for c in distinct)
+    ordered = sorted(cards)
+    return any(map(eq, ordered, ordered[2:]))
 
 
 # --- formats ------------------------------------------------------------------------------
