@@ -470,6 +470,7 @@ class TableConsumer(SessionBound):
     async def on_autopilot(self, content: dict[str, Any]) -> None:
         on = _switch(content)
         self._require_login()
+        await self._throttle("autopilot")
         await self._db(services.seat_autopilot, table_id=self.table_id, user=self.user, on=on)
 
     async def on_auto_ready(self, content: dict[str, Any]) -> None:
@@ -688,6 +689,13 @@ class TableConsumer(SessionBound):
     def _require_login(self) -> None:
         if not self.user.is_authenticated:
             raise ApplicationError("login_required")
+
+    async def _throttle(self, action: str) -> None:
+        """The user's limit for ``action`` (``ratelimits.action_check``, Redis only): checked
+        before the message reads the database."""
+        await sync_to_async(ratelimits.action_check, thread_sensitive=False)(
+            action=action, user_id=self.user.pk
+        )
 
     async def _presence(self) -> selectors.Presence | None:
         return await self._db(

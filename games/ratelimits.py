@@ -157,6 +157,28 @@ def chat_line_check(*, user_id: int) -> None:
         raise ApplicationError("chat_rate_limited")
 
 
+# --- a user's requests of one kind (托管 toggles, hints, quick-match joins and leaves) --------
+
+
+def _action_limits(action: str, user_id: int) -> list[tuple[str, int, float]]:
+    windows = settings.SHENGJI_ACTION_LIMITS[action]
+    return [(_key(action, i, user_id), count, s) for i, (count, s) in enumerate(windows)]
+
+
+@_fail_open(0)
+def action_wait(*, action: str, user_id: int) -> int:
+    """Count one request of ``action`` by the user (over all tables, sockets and pages); the
+    seconds to wait if it is over a window of ``SHENGJI_ACTION_LIMITS``, and then it is not
+    counted. Redis only: callers check it before any database read."""
+    return _windows("hit", _action_limits(action, user_id))
+
+
+def action_check(*, action: str, user_id: int) -> None:
+    """``action_wait``, refused with ``rate_limited`` when over the limit."""
+    if action_wait(action=action, user_id=user_id):
+        raise ApplicationError("rate_limited")
+
+
 # --- client addresses ------------------------------------------------------------------------
 
 UNKNOWN_ADDRESS = "unknown"

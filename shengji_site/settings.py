@@ -349,6 +349,13 @@ SHENGJI_CHAT_BURST_LINES = int(os.environ.get("SHENGJI_CHAT_BURST_LINES") or 5)
 SHENGJI_CHAT_BURST_S = float(os.environ.get("SHENGJI_CHAT_BURST_S") or 10)
 SHENGJI_CHAT_LINES = int(os.environ.get("SHENGJI_CHAT_LINES") or 30)
 SHENGJI_CHAT_WINDOW_S = float(os.environ.get("SHENGJI_CHAT_WINDOW_S") or 600)
+# Per user over all tables and sockets, (count, seconds) windows of one kind of request, checked
+# before any database read (games.ratelimits.action_check; docs/PROTOCOL.md).
+SHENGJI_ACTION_LIMITS: dict[str, list[tuple[int, float]]] = {
+    "autopilot": [(4, 10.0), (20, 600.0)],
+}
+# 托管 lines of one seat within this many seconds are one line: the newest replaces the others.
+SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_MERGE_S") or 60)
 # Failed log-ins before further tries are refused (HTTP 429), each failure counting until
 # WINDOW_S seconds have passed without another: per user name from one client address, and per
 # client address under any names. A user name alone is never locked, so failures sent from

@@ -9,12 +9,15 @@ and for the next hand (``seat_present``, wrap_up)."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from django.conf import settings
 from django.db import transaction
 
 from accounts.models import User
 from games.errors import ApplicationError
 from games.handstate import load_state
-from games.models import Hand, Seat, Table
+from games.models import ChatLine, Hand, Seat, Table
 from games.services._common import (
     db_now,
     lock_current_hand,
@@ -24,6 +27,8 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import after_change
+
+AUTOPILOT_LINES = ("autopilot_on", "autopilot_off")
 
 
 @transaction.atomic
@@ -58,7 +63,21 @@ def _switch(table: Table, seat: Seat, on: bool) -> None:
     seat.autopilot = seat.bot = on
     seat.save(update_fields=["autopilot", "bot"])
     code = "autopilot_on" if on else "autopilot_off"
+    _merge_recent_lines(table, seat)
     table_changed(table, system(code, seat.index, str(seat.user)))
+
+
+def _merge_recent_lines(table: Table, seat: Seat) -> None:
+    """The seat's 托管 lines of the last ``SHENGJI_AUTOPILOT_LINE_MERGE_S`` go: the new line
+    says where it stands now, so a burst of toggles is one line in the chat, not a flood."""
+    since = db_now() - timedelta(seconds=settings.SHENGJI_AUTOPILOT_LINE_MERGE_S)
+    ChatLine.objects.filter(
+        table=table,
+        system=True,
+        code__in=AUTOPILOT_LINES,
+        params__0=seat.index,
+        created_at__gte=since,
+    ).delete()
 
 
 def _retime(hand: Hand, seats: list[Seat], seat: Seat) -> None:
