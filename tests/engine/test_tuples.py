@@ -207,6 +207,11 @@ def test_spec_following_examples() -> None:
     pair = cards("QSQS")
     assert follow_error(cards("9S9S9S 3S"), pair, cards("9S3S"), trump, NP) == MUST_FOLLOW_PAIR
     assert follow_error(cards("9S9S9S 3S"), pair, cards("9S3S"), trump, LP) is None
+    # a led tractor of triples by a tractor of three pairs before a triple
+    lead = cards("3S3S3S4S4S4S")
+    hand = cards("7S7S8S8S9S9S JSJSJS")
+    assert follow_error(hand, lead, cards("7S7S8S8S9S9S"), trump) is None
+    assert follow_error(hand, lead, cards("JSJSJS7S7S8S"), trump) == MUST_FOLLOW_TRACTOR
     # a longer tuple whole may not fill a shorter slot while a tuple of exactly that size is held
     assert follow_error(cards("9S9S9S 3S3S 4S"), cards("QSQSJS"), cards("9S9S9S"), trump, LP) == (
         MUST_FOLLOW_PAIR
@@ -246,6 +251,8 @@ def winner(plays: list[str], trump: Trump) -> int:
         (["2S2S3S3S", "6S6S7S7S", "2S5S5S5S", "6S6S6S6S"], T4S, 1),  # a quad is no tractor
         # a throw: pair + two singles in hearts; P3 ruffs with a pair
         (["8H8H7H2H", "2H2S2S2S", "2S2S3S4S", "3H3H3H3H"], T4S, 2),
+        # the same with a ruff of four trump-suit level cards: its pair 4S4S is the key
+        (["8H8H7H2H", "2H2S2S2S", "2S2S3S4S", "4S4S4S4S"], T4S, 3),
         # a ruff of a triple + pair + single: the triple decides
         (["AHKHKHKH9H9H", "5S5S5SQSQSAS", "5S5S5SASAS4S", "4S4S4S3S3SBJ"], T2S, 1),
         # the tractor with a single: a ruffing tractor wins, a same-suit tuple of 3 cannot split
