@@ -23,7 +23,7 @@ from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from games import chat_words, matchmaking, replay, rules_words, selectors, services
+from games import chat_words, matchmaking, replay, rules_words, selectors, services, table_words
 from games.errors import ApplicationError, error_messages
 from games.forms import ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table, quick_match_name
@@ -355,6 +355,7 @@ def _table_labels() -> dict[str, Any]:
         "title_points": _("Title points"),
         **_seat_words(),
         **_first_contact_words(),
+        **table_words.shape_table_words(),
     }
 
 
@@ -525,6 +526,7 @@ def _replay_labels() -> dict[str, Any]:
         "levels_after": _("Levels after: seats 0 & 2 {a} · seats 1 & 3 {b}"),
         "autoplay": _("Autoplay"),
         "pause": _("Pause"),
+        **table_words.shape_replay_words(),
     }
 
 
