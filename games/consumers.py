@@ -496,6 +496,22 @@ class TableConsumer(SessionBound):
         )
 
     async def _act(self, content: dict[str, Any], kind: str, cards: str) -> None:
+        try:
+            await self._move(content, kind, cards)
+        except ApplicationError:
+            await self._moved_is_presence()
+            raise
+        await self._moved_is_presence()
+
+    async def _moved_is_presence(self) -> None:
+        """A move (taken or refused) says the socket's player is here, as a ping does: the
+        socket's row is touched when due, so a player who moves in time but sends no pings is
+        never swept away, taken over or settled as absent (docs/PROTOCOL.md, "Time")."""
+        since_s = time.monotonic() - self.touched_at
+        if self.seat_socket and services.connections_touch_due(since_s=since_s):
+            await self._touch()
+
+    async def _move(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
         self._require_login()
         if self.session_password:
