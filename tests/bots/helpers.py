@@ -17,7 +17,7 @@ RANKED = preset("ranked")
 def played_hand(index: int, rules: RuleSet = RANKED, seed: int = 11) -> HandState:
     """Deal ``index`` of a run, played to its end by basic bots."""
     state = deal_hand(rules, seed, index)
-    play_hand(state, [BasicBot()] * 4)
+    play_hand(state, [BasicBot()] * state.players)
     return state
 
 
