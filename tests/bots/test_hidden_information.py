@@ -142,3 +142,58 @@ def test_act_for_seat_passes_only_the_view_and_the_public_history() -> None:
         assert act_for_seat(state, seat) == choose_action(view, RANKED, history)
         other = (seat + 1) % 4
         assert act_for_seat(state, other) is None
+
+
+# --- bigger tables: 6 and 8 seats, tractor mode and 找朋友 ------------------------------------
+
+
+def swap_hidden_any(state: HandState, viewer: int) -> HandState | None:
+    """``swap_hidden`` at a table of any size: two hidden single cards of one suit group
+    exchanged between two other seats (a called card may be one of them: nobody's view says
+    who holds it)."""
+    trump = state.trump
+    assert trump is not None
+    shown = revealed(state)
+    others = [s for s in range(state.players) if s != viewer]
+    for i, a in enumerate(others):
+        for b in others[i + 1 :]:
+            hand_a, hand_b = state.hands[a], state.hands[b]
+            for x in hand_a:
+                for y in hand_b:
+                    if x in shown or y in shown or x in hand_b or y in hand_a:
+                        continue
+                    if trump.groups[x] != trump.groups[y]:
+                        continue
+                    if hand_a.count(x) > 1 or hand_b.count(y) > 1:
+                        continue
+                    other = state.copy()
+                    other.hands[a][hand_a.index(x)] = y
+                    other.hands[b][hand_b.index(y)] = x
+                    return other
+    return None
+
+
+@pytest.mark.parametrize("shape", ["6/3/friends", "8/4/tractor", "8/4/friends"])
+@pytest.mark.parametrize("bot", ["basic", "search"])
+def test_at_6_and_8_seats_the_choice_depends_only_on_the_view(shape: str, bot: str) -> None:
+    from games.bots.legality import shape_rules
+
+    rules = shape_rules("ranked", shape)
+    checked = 0
+    for state, history in states_at_plays(0, (1, 2, 7, 30, 61, 95, 140), rules, seed=5):
+        seat = state.to_act
+        assert seat is not None
+        other = swap_hidden_any(state, seat)
+        if other is None:
+            continue
+        view = view_for(state, seat)
+        assert view_for(other, seat) == view
+        assert other.hands != state.hands
+        first = make_bot(bot, 5, BUDGET).choose_action(view, rules, history)
+        second = make_bot(bot, 5, BUDGET).choose_action(view_for(other, seat), rules, history)
+        assert first == second
+        poisoned_view = poisoned(view, state)
+        assert make_bot(bot, 5, BUDGET).choose_action(poisoned_view, rules, history) == first
+        state.check_action(seat, str(first))
+        checked += 1
+    assert checked >= 5
