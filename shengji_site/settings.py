@@ -353,6 +353,8 @@ SHENGJI_CHAT_WINDOW_S = float(os.environ.get("SHENGJI_CHAT_WINDOW_S") or 600)
 # before any database read (games.ratelimits.action_check; docs/PROTOCOL.md).
 SHENGJI_ACTION_LIMITS: dict[str, list[tuple[int, float]]] = {
     "autopilot": [(4, 10.0), (20, 600.0)],
+    "hint": [(3, 3.0), (60, 600.0)],
+    "quick_match": [(6, 60.0), (30, 3600.0)],
 }
 # 托管 lines of one seat within this many seconds are one line: the newest replaces the others.
 SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_MERGE_S") or 60)
