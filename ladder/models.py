@@ -106,6 +106,7 @@ class LedgerEntry(models.Model):
         TITLE_POINTS = settlement.TITLE_POINTS, _("title points")
         ADMIN_ADJUST = "admin_adjust", _("adjustment")
         TITLE_ADJUST = "title_adjust", _("title adjustment")
+        NO_SHOW = settlement.NO_SHOW, _("quick-match no-show")
 
     class Account(models.TextChoices):
         TABLE = "table", _("table points")
@@ -113,7 +114,7 @@ class LedgerEntry(models.Model):
 
     TITLE_KINDS = (Kind.TITLE_POINTS, Kind.TITLE_ADJUST)
     ADJUST_KINDS = (Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
-    HANDLESS_KINDS = (Kind.GRANT, Kind.RELIEF, Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST)
+    HANDLESS_KINDS = (Kind.GRANT, Kind.RELIEF, Kind.ADMIN_ADJUST, Kind.TITLE_ADJUST, Kind.NO_SHOW)
     # Where table points enter the ladder (docs/LADDER.md, "Invariants"); staff adjustments
     # (with a reason) are the only other hand-less rows.
     SOURCE_KINDS = (Kind.GRANT, Kind.RELIEF)
@@ -178,8 +179,13 @@ class LedgerEntry(models.Model):
             ),
             models.CheckConstraint(
                 condition=Q(hand__isnull=False)
-                | Q(kind__in=["grant", "relief", "admin_adjust", "title_adjust"]),
+                | Q(kind__in=["grant", "relief", "admin_adjust", "title_adjust", "no_show"]),
                 name="ledger_hand_kinds_have_hand",
+            ),
+            models.CheckConstraint(
+                condition=~Q(kind="no_show")
+                | Q(amount__lt=0, hand__isnull=True, user__isnull=False),
+                name="ledger_no_show_is_a_charge",
             ),
             models.CheckConstraint(
                 condition=~Q(kind__in=["admin_adjust", "title_adjust"]) | ~Q(reason=""),

@@ -26,6 +26,7 @@ from ladder.settlement import (
     HandOutcome,
     Line,
     SeatState,
+    no_show_fee,
     outcome_as_json,
     outcome_from_record,
     settle_hand,
@@ -202,6 +203,30 @@ def ladder_relief_claim(*, user: User) -> LedgerEntry:
         )
     amount = settings.LADDER_RELIEF_AMOUNT
     entry = _entry(profile, kind=Kind.RELIEF, amount=amount, now=timezone.now())
+    entry.save()
+    profile.save(update_fields=["balance"])
+    return entry
+
+
+# ---------------------------------------------------------------------------------------------
+# Quick-match no-shows
+
+
+def ladder_no_show_charge(*, user_id: int, table_id: int, stake: int) -> LedgerEntry | None:
+    """Charge a player quick match seated at ``table_id`` who never came: `no_show_fee` (one
+    stake) as a `no_show` row, to no one (docs/LADDER.md, "Quick-match no-shows"). None when
+    they hold nothing. Precondition: inside a transaction, after the table and seat locks."""
+    profile = _profiles_locked([user_id])[user_id]
+    fee = no_show_fee(stake, profile.balance)
+    if not fee:
+        return None
+    entry = _entry(
+        profile,
+        kind=Kind.NO_SHOW,
+        amount=-fee,
+        now=timezone.now(),
+        reason=f"quick match table {table_id}",
+    )
     entry.save()
     profile.save(update_fields=["balance"])
     return entry

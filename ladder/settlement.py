@@ -43,6 +43,9 @@ BOT_SEAT = "bot_seat"
 WAIVED = "waived"
 SHORTFALL = "shortfall"
 TITLE_POINTS = "title_points"
+# A player seated by quick match who never came pays this, to no one (docs/LADDER.md,
+# "Quick-match no-shows"): a sink with no hand, like the grants are sources with none.
+NO_SHOW = "no_show"
 HAND_KINDS = (
     TABLE_POINTS,
     BONUS,
@@ -420,6 +423,12 @@ def escape_paid(outcome: HandOutcome) -> int:
     if penalty == "nine_stakes":
         return 9 * outcome.stake
     return 0
+
+
+def no_show_fee(stake: int, balance: int) -> int:
+    """What a quick-match no-show pays: one stake of the table (S; 50 at quick match's stake),
+    never more than the player holds."""
+    return max(0, min(stake, balance))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -168,7 +168,10 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         # where the player still away at its end is absent (wrap_up) as after a takeover.
         return False
     if not on:  # between hands the table does not wait: the seat is freed
-        seat_vacate_away(table, seat)
+        from games.matchmaking import quick_match_no_show  # a ranked table's first hand: no-show
+
+        if not quick_match_no_show(table, seats):
+            seat_vacate_away(table, seat)
         return True
     _bot_takes_seat(table, hand, seats, seat)
     return True

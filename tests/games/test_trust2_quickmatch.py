@@ -5,6 +5,7 @@ listed for admins; a no-show pays and the three who came are requeued (docs/LADD
 
 from __future__ import annotations
 
+from datetime import timedelta
 from io import StringIO
 from typing import Any
 
@@ -14,8 +15,12 @@ from django.test import Client
 
 from accounts.models import User
 from games import matchmaking, services
+from games.errors import ApplicationError
 from games.matchmaking import queue_join, queue_match
-from games.models import QuickMatch
+from games.models import QueueEntry, QuickMatch, Seat, Table
+from games.services import db_now
+from ladder.models import LedgerEntry
+from ladder.selectors import player_balance
 from tests.games.helpers import make_users
 from tests.https import HTTPS
 
@@ -109,3 +114,47 @@ def test_finding3_a_foursome_seated_together_again_and_again_is_listed_for_admin
     out = StringIO()
     call_command("ladder_check", "--foursome-min", "2", stdout=out)
     assert "2 group(s) of four" in out.getvalue()
+
+
+# --- finding 5: a no-show ------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_finding5_a_no_show_pays_and_the_three_who_came_are_requeued(settings: Any) -> None:
+    """The audit's way: quick match seats four, three open the table, one never comes. When
+    the arrival grace ends (``seat_takeover``, as the grace task calls it) the one who did not
+    come pays one stake as a `no_show` ledger row and may not queue again for a while; the
+    three who came are back in the queue, their wait kept, and the dead table is closed."""
+    settings.SHENGJI_QUICK_MATCH_NO_SHOW_WAIT_S = 300
+    four = make_users(4, prefix="ns")
+    record = seated_back_to_back(four)
+    table_id = record.table_id
+    assert table_id is not None
+    seats = {s.user_id: s for s in Seat.objects.filter(table_id=table_id)}
+    absent, *came = [seats[pk] for pk in record.players]
+    for seat in came:
+        assert seat.user is not None
+        services.seat_connected(table_id=table_id, user=seat.user, channel_name=f"c{seat.pk}")
+    before = {u.pk: player_balance(user=u) for u in four}
+    QuickMatch.objects.filter(pk=record.pk).update(waits=[100.0] * 4)  # each waited 100 s
+    absent_seat = Seat.objects.get(pk=absent.pk)
+    assert absent_seat.disconnected_at is not None
+    services.seat_takeover(seat_id=absent.pk, since=absent_seat.disconnected_at.isoformat())
+
+    no_show = LedgerEntry.objects.get(kind="no_show")
+    assert (no_show.user_id, no_show.amount, no_show.hand_id) == (absent.user_id, -50, None)
+    assert player_balance(user=absent.user) == before[absent.user_id] - 50
+    assert Table.objects.get(pk=table_id).status == "closed"
+    assert not Seat.objects.filter(table_id=table_id, user__isnull=False).exists()
+    queued = {e.user_id: e for e in QueueEntry.objects.all()}
+    assert set(queued) == {s.user_id for s in came}
+    for seat in came:
+        assert player_balance(user=seat.user) == before[seat.user_id]  # they pay nothing
+        assert queued[seat.user_id].joined_at <= db_now() - timedelta(seconds=99)  # wait kept
+    # The one who did not come cannot queue again at once.
+    with pytest.raises(ApplicationError) as error:
+        queue_join(user=absent.user)
+    assert error.value.code == "no_show_wait"
+    out = StringIO()
+    call_command("ladder_check", stdout=out)
+    assert out.getvalue().startswith("ok:")

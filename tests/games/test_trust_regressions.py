@@ -300,8 +300,11 @@ def test_regression_ranked_hand_starts_with_a_player_away() -> None:
     seat = Seat.objects.get(table=table, index=3)
     assert seat.user is None and not seat.bot  # freed, not held by the bot
     assert not Hand.objects.filter(match__table=table).exists()
-    # Readying over HTTP, without a socket, starts nothing either.
-    assert services.seat_ready(table_id=table.pk, user=users[0]) is None
+    # Before the table's first hand that is a no-show: the table closes, the three who came
+    # queue again (docs/LADDER.md, "Quick-match no-shows"); readying starts nothing.
+    with pytest.raises(ApplicationError) as error:
+        services.seat_ready(table_id=table.pk, user=users[0])
+    assert error.value.code == "table_closed"
     assert not Hand.objects.filter(match__table=table).exists()
 
 

@@ -4,8 +4,9 @@ Checks each user's table points and title points against the sums of their ledge
 that none is negative), every entry's `balance_after` against the running sum of its account,
 that every hand's table-point entries (the house's included) sum to zero, that the house never
 pays (its rows are positive fees and escape penalties only), that no `shortfall` row was ever
-written, that no practice hand (a bot seated at its start) moved points or ratings, and that
-nobody had the relief grant more often than the daily limit. Exits with status 1 and lists what
+written, that no practice hand (a bot seated at its start) moved points or ratings, that
+nobody had the relief grant more often than the daily limit, and that every quick-match
+no-show row is a charge of at most the quick-match stake. Exits with status 1 and lists what
 is wrong otherwise. `--since-hand N` limits the per-hand checks to hands after N (history
 already reviewed); balances are always checked in full.
 
@@ -18,10 +19,29 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Q
 
 from games.matchmaking import FOURSOME_REPEAT_MIN, FOURSOME_WINDOW_DAYS, foursomes_repeated
-from ladder.selectors import ledger_problems
+from ladder.models import LedgerEntry
+from ladder.selectors import LedgerProblem, ledger_problems
+
+
+def _no_show_problems() -> list[LedgerProblem]:
+    """A `no_show` row is a charge of a player, with no hand, of at most the quick-match stake
+    (docs/LADDER.md, "Quick-match no-shows"); the database's constraint says the first two."""
+    most = settings.SHENGJI_QUICK_MATCH_STAKE
+    rows = (
+        LedgerEntry.objects.filter(kind=LedgerEntry.Kind.NO_SHOW)
+        .filter(Q(amount__gte=0) | Q(amount__lt=-most) | Q(hand__isnull=False) | Q(user=None))
+        .order_by("id")
+        .values_list("user_id", "id", "amount")[:1000]
+    )
+    return [
+        LedgerProblem(user_id, f"entry {entry_id}: no-show charge {amount:+d}")
+        for user_id, entry_id, amount in rows
+    ]
 
 
 class Command(BaseCommand):
@@ -49,6 +69,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         users, entries, problems = ledger_problems(since_hand=options["since_hand"])
+        problems += _no_show_problems()
         for problem in problems:
             who = f"user {problem.user_id}" if problem.user_id is not None else "ledger"
             self.stderr.write(f"{who}: {problem.what}")
