@@ -679,8 +679,8 @@ def _legal_follow(
     rng: Random | None = None,
 ) -> list[int]:
     if policy == NO_PROTECTIONS and rng is None:
-        return legal_follow(list(hand), lead, trump)
-    return legal_follow(list(hand), lead, trump, rng, draw_policy=policy)
+        return [int(c) for c in legal_follow(list(hand), lead, trump)]
+    return [int(c) for c in legal_follow(list(hand), lead, trump, rng, draw_policy=policy)]
 
 
 def _cheap_key(ctx: Ctx) -> Any:

@@ -56,12 +56,13 @@ class RandomBot:
         if plays:
             lead = parse_cards(plays[0]["cards"])
             policy = draw_policy_of(rules)
+            cards: tuple[int, ...]
             if len(lead) > 1 and (decks_of(view) > 2 or policy != NO_PROTECTIONS):
-                cards = tuple(legal_follow(hand, lead, trump, self.rng, draw_policy=policy))  # type: ignore[call-arg,unused-ignore]
+                cards = tuple(legal_follow(hand, lead, trump, self.rng, draw_policy=policy))
             else:
-                cards = random_follow(hand, lead, trump, self.rng)
+                cards = tuple(random_follow(hand, lead, trump, self.rng))
         else:
-            cards = random_lead(hand, trump, self.rng, self.policy)
+            cards = tuple(random_lead(hand, trump, self.rng, self.policy))
         return f"play {seat} {format_cards(cards)}"
 
     def _bid(

@@ -293,11 +293,12 @@ class SimHand:
 
     def _reveal(self) -> None:
         """RULES-FRIENDS §3.4, by the engine's ``reveal_friends``."""
+        from games.engine.cards import Card
         from games.engine.friends import FriendCall, reveal_friends
 
         leader, players = self.leader, self.players
         plays = [((leader + i) % players, cards) for i, cards in enumerate(self.plays)]
-        found = [FriendCall(c.card, c.ordinal, c.seen, c.seat) for c in self.calls]
+        found = [FriendCall(Card(c.card), c.ordinal, c.seen, c.seat) for c in self.calls]
         policy = str(getattr(self.rules, "join_policy", "unrestricted"))
         calls, self.side = reveal_friends(found, self.side, plays, policy)
         self.calls = [Call(int(c.card), c.ordinal, c.seen, c.seat) for c in calls]

@@ -4,6 +4,8 @@ its own hand, on hand-written positions."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
 from games.bots import make_bot
@@ -109,7 +111,7 @@ def test_the_dealer_prefers_an_off_trump_ace_it_does_not_hold() -> None:
 
 def test_calls_count_one_more_than_the_copies_the_dealer_keeps() -> None:
     trump = Trump("2", "H")
-    hand = parse_cards("AS AS AC 3C 4C 5D")
+    hand = [int(c) for c in parse_cards("AS AS AC 3C 4C 5D")]
     calls = choose_calls(hand, [], trump, 3, 2, "unrestricted")
     assert (parse_cards("AD")[0], 1) in calls
     for card, ordinal in calls:
@@ -124,7 +126,7 @@ def knowledge(
     seat: int,
     hand: str,
     calls: list[Call],
-    tricks: list[tuple[tuple[int, str], ...]] = (),  # type: ignore[assignment]
+    tricks: Sequence[Sequence[tuple[int, str]]] = (),
     side: frozenset[int] = frozenset({0}),
     players: int = 5,
     voids: dict[int, str] | None = None,
@@ -135,13 +137,13 @@ def knowledge(
     for trick in tricks:
         plays = tuple((s, tuple(parse_cards(cards))) for s, cards in trick)
         memory.tricks.append(plays)
-        for _, cards in plays:
-            for c in cards:
+        for _, played in plays:
+            for c in played:
                 memory.played[c] += 1
     for s, groups in (voids or {}).items():
         for g in groups:
             memory.voids[s] |= 1 << "SHCD".index(g)
-    cards = parse_cards(hand)
+    cards = [int(c) for c in parse_cards(hand)]
     return Knowledge(
         seat=seat,
         trump=trump,
