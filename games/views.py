@@ -622,12 +622,14 @@ def seat_take(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @lobby_action
 def seat_leave(request: HttpRequest, table_id: int) -> HttpResponse:
+    _require_visible(request, table_id)
     services.seat_leave(table_id=table_id, user=request.user)  # type: ignore[arg-type]
     return _done(request, _("You left your seat."), table_id)
 
 
 @lobby_action
 def seat_ready(request: HttpRequest, table_id: int) -> HttpResponse:
+    _require_visible(request, table_id)
     form = ReadyForm(request.POST)
     if not form.is_valid():
         raise _form_error(form)
@@ -646,6 +648,7 @@ def seat_ready(request: HttpRequest, table_id: int) -> HttpResponse:
 
 @lobby_action
 def seat_bot(request: HttpRequest, table_id: int) -> HttpResponse:
+    _require_visible(request, table_id)
     form = SeatForm(request.POST)
     if not form.is_valid():
         raise _form_error(form)
