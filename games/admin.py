@@ -238,7 +238,8 @@ class TableAdmin(ReadOnlyAdmin):
             who = "—" if seat.user is None else str(seat.user)
             if seat.bot:
                 who = _("%(player)s (bot)") % {"player": who} if seat.user else _("bot")
-            parts.append(f"{seat.get_index_display()}: {who}{' ✓' if seat.ready else ''}")
+            name = chat_words.seat_name(seat.index, table.players)
+            parts.append(f"{name}: {who}{' ✓' if seat.ready else ''}")
         return " · ".join(parts)
 
     @admin.display(description=gettext_lazy("phase"))

@@ -15,13 +15,28 @@ logger = logging.getLogger(__name__)
 
 
 def bot_move(state: HandState, seat: int) -> str:
-    """The action the bot plays for ``seat``, which must move now (burying or playing)."""
+    """The action the bot plays for ``seat``, which must move now (burying or playing; in
+    找朋友 a dealer without calls is given the calls first: ``bot_turn``)."""
     chosen = _ask_bot(state, seat)
     if chosen is not None and _accepted(state, seat, chosen):
         return chosen
     # The bots are always legal (tests/bots); should one ever err, the engine's own legal move
     # keeps the hand going rather than stalling the table.
     return str(legal_actions(state, seat)[0])
+
+
+def bot_turn(state: HandState, seat: int) -> list[str]:
+    """The bot's whole turn for ``seat``, applied to ``state``: its bury or play, and in
+    找朋友 a dealer who has made no calls calls first (the bot's calls), then buries
+    (RULES-FRIENDS §3.3: a bury is refused until the calls are made)."""
+    texts: list[str] = []
+    while state.to_act == seat and len(texts) < 2:
+        text = bot_move(state, seat)
+        state.apply(text, seat)
+        texts.append(text)
+        if not text.startswith("call "):
+            break
+    return texts
 
 
 def bot_hint(state: HandState, seat: int) -> tuple[str, str]:

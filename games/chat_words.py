@@ -47,6 +47,21 @@ def seat_compass() -> list[str]:
     return [str(name) for name in SEAT_COMPASS]
 
 
+def seat_names(players: int = 4) -> list[str]:
+    """The seats of a table of ``players``: by compass at four (docs/RULES-DECISIONS.md 20),
+    numbered from 1 in play order at a bigger table (no compass has more than four points)."""
+    if players == len(SEAT_COMPASS):
+        return seat_compass()
+    # Translators: a seat of a table of 5 to 8 players, numbered in play order ("3号位").
+    pattern = _("seat %(n)s")
+    return [pattern % {"n": index + 1} for index in range(players)]
+
+
+def seat_name(index: int, players: int = 4) -> str:
+    names = seat_names(players)
+    return names[index] if 0 <= index < len(names) else str(index)
+
+
 def suit_names() -> dict[str, str]:
     """The suits' names in the active language, by letter."""
     return {suit: str(name) for suit, name in SUIT_NAMES.items()}

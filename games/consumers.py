@@ -41,7 +41,8 @@ RATE_BURST = 20.0
 TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
 # The close codes when the user's session ends (docs/PROTOCOL.md): do not reconnect with it.
 SESSION_CLOSE_CODES = {services.SESSION_ENDED: 4401, services.ACCOUNT_SUSPENDED: 4403}
-HAND_ACTIONS = {"bid", "bury", "play"}
+HAND_ACTIONS = {"bid", "call", "bury", "play"}
+MAX_SEATS = 8  # seats 0..7 at the biggest table (RULES-FRIENDS §1)
 # Hints: the bot's choice costs a state read; a button pressed now and then, not a stream.
 HINT_PER_SECOND = 1.0
 HINT_BURST = 3.0
@@ -89,6 +90,14 @@ def _cards(content: dict[str, Any]) -> str:
     return cards.strip()
 
 
+def _calls(content: dict[str, Any]) -> str:
+    """A ``call`` message's calls, "2AS 1KH" (the engine reads them: docs/NOTATION.md)."""
+    calls = content.get("calls", "")
+    if not isinstance(calls, str) or len(calls) > 200:
+        raise ApplicationError("bad_message")
+    return calls.strip()
+
+
 def _int(content: dict[str, Any], key: str) -> int:
     value = content.get(key)
     if type(value) is not int:
@@ -123,8 +132,9 @@ def _visible(
     public one (as ``selectors.hand_view_for``)."""
     if presence.seat is not None:
         return per_seat[presence.seat]
-    if presence.watching is not None and watchable[presence.watching]:
-        return per_seat[presence.watching]
+    watching = presence.watching
+    if watching is not None and watching < len(watchable) and watchable[watching]:
+        return per_seat[watching]
     return public
 
 
@@ -397,6 +407,11 @@ class TableConsumer(SessionBound):
     async def on_play(self, content: dict[str, Any]) -> None:
         await self._act(content, "play", _cards(content))
 
+    async def on_call(self, content: dict[str, Any]) -> None:
+        """找朋友: the dealer's calls while burying (``call <seat> 2AS 1KH``, the seat the
+        sender's own); always the locking path (its refusals are the engine's)."""
+        await self._act(content, "call", _calls(content))
+
     async def on_leave(self, content: dict[str, Any]) -> None:
         await self._own_seat()
         hand_id = await self._hand_id()
@@ -405,10 +420,10 @@ class TableConsumer(SessionBound):
     async def on_check(self, content: dict[str, Any]) -> None:
         action = content.get("action")
         if not isinstance(action, str) or action not in HAND_ACTIONS:
-            raise ApplicationError("bad_message", "check takes an action: bid, bury or play")
+            raise ApplicationError("bad_message", "check takes an action: bid, call, bury or play")
         seat = await self._own_seat()
         hand_id = await self._hand_id()
-        text = f"{action} {seat} {_cards(content)}"
+        text = f"{action} {seat} {_calls(content) if action == 'call' else _cards(content)}"
         try:
             await self._db(services.hand_check, hand_id=hand_id, user=self.user, text=text)
         except ApplicationError as error:
@@ -461,7 +476,7 @@ class TableConsumer(SessionBound):
 
     async def on_watch(self, content: dict[str, Any]) -> None:
         seat = content.get("seat")
-        if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
+        if seat is not None and (type(seat) is not int or not 0 <= seat < MAX_SEATS):
             raise ApplicationError("invalid_seat")
         await self._check_pending()
         self.watching = seat
@@ -487,7 +502,8 @@ class TableConsumer(SessionBound):
         await self._throttle("hint")
         await self._own_seat()
         kind, cards = await self._db(services.table_hint, table_id=self.table_id, user=self.user)
-        await self.send_json({"type": "hint", "action": kind, "cards": cards})
+        hint = {"type": "hint", "action": kind, "cards": cards}
+        await self.send_json({**hint, "calls": cards} if kind == "call" else hint)
 
     async def on_show_hand(self, content: dict[str, Any]) -> None:
         self._require_login()

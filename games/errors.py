@@ -49,7 +49,19 @@ _MESSAGES: dict[str, Promise] = {
     "invalid_stake": _("the stake must be a whole number from 1 to 100000"),
     "invalid_preset": _("unknown rule preset"),
     "invalid_house_rules": _("a house rule names an unknown option or value"),
-    "invalid_seat": _("seats are 0 to 3"),
+    "invalid_seat": _("that seat is not at this table"),
+    "players_out_of_range": _("a table has 4 to 8 players"),
+    "decks_out_of_range": _("a table plays with 2 to 4 decks"),
+    "tractor_needs_even_players": _(
+        "拖拉机 (fixed partners) needs an even number of players: 4, 6 or 8"
+    ),
+    "friends_needs_5_to_8_players": _("找朋友 (Finding Friends) needs 5 to 8 players"),
+    "friends_out_of_range": _(
+        "the number of friends called is 1 to half the players less one (5 and 6 players: "
+        "up to 1 and 2, 7: 2, 8: 3), and none in 拖拉机"
+    ),
+    "friends_only_option": _("that option belongs to 找朋友 (Finding Friends) only"),
+    "invalid_mode": _("the mode is 拖拉机 (tractor) or 找朋友 (Finding Friends)"),
     "not_allowed": _("you may not do that"),
     "in_game": _("you are seated at a table where a hand is in progress"),
     "seated_elsewhere": _("leave your seat at your other table first"),
@@ -109,7 +121,9 @@ _ENGINE_MESSAGES: dict[str, Promise] = {
     "bid_too_weak": _("a bid must beat the standing bid"),
     "bid_same_suit": _("an overcall must show another suit"),
     "bid_own_overcall": _("you cannot overcall your own bid"),
-    "bury_wrong_count": _("bury exactly 8 cards"),
+    "bury_wrong_count": _("bury exactly as many cards as the kitty holds"),
+    "calls_missing": _("call your friends before you bury"),
+    "calls_not_allowed": _("only the dealer calls friends, while burying, in 找朋友"),
     "bury_cards_not_held": _("you can only bury cards you hold"),
     "friend_bad_ordinal": _("a call names a copy from the 1st to the number of decks"),
     "friend_joker": _("a joker cannot be called"),

@@ -15,9 +15,81 @@ from games.engine import HOUSE_RULE_OPTIONS
 from games.services import MAX_STAKE
 
 HOUSE_RULE_PREFIX = "rule_"
+# The old form's ``mode`` said casual or ranked; ``casual`` reads as the default mode now, and
+# ``ranked`` is refused as before: ranked tables come only from quick match (RULES-FRIENDS §7).
+_OLD_CASUAL = "casual"
+_OLD_RANKED = "ranked"
 
 
-class TableCreateForm(forms.Form):
+class ShapeForm(forms.Form):
+    """A table's shape (RULES-FRIENDS §1, §3): players, mode, decks, friends and the 找朋友
+    options. Only read here; the service checks every combination with stable codes
+    (``services.shape_checked``)."""
+
+    players = forms.IntegerField(label=_("Players"), required=False, initial=4)
+    mode = forms.CharField(label=_("Mode"), required=False, max_length=20)
+    decks = forms.IntegerField(
+        label=_("Decks"), required=False, help_text=_("empty: by the number of players")
+    )
+    friends = forms.IntegerField(
+        label=_("Friends called"),
+        required=False,
+        help_text=_("找朋友: empty means half the players less one"),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields.update(shape_rule_fields())
+
+    def clean_mode(self) -> str:
+        mode = str(self.cleaned_data.get("mode") or "").strip()
+        if mode == _OLD_RANKED:
+            raise forms.ValidationError(
+                _("Ranked tables come only from quick match."), code="ranked_quick_match_only"
+            )
+        return "tractor" if mode in ("", _OLD_CASUAL) else mode
+
+    def shape_arguments(self) -> dict[str, Any]:
+        """``players`` and the shape's house rules, as the services take them."""
+        data = self.cleaned_data
+        shape: dict[str, Any] = {"mode": data["mode"]}
+        for name in ("decks", "friends"):
+            if data.get(name) is not None:
+                shape[name] = data[name]
+        for option in rules_words.SHAPE_FORM_OPTIONS:
+            value = data.get(option)
+            if value:
+                shape[option] = value
+        players = data.get("players")
+        return {"players": 4 if players is None else players, "house_rules": shape}
+
+
+def shape_rule_fields() -> dict[str, forms.Field]:
+    """One choice per 找朋友 and bigger-table option (RULES-FRIENDS §2–§3), named as the
+    option (``friend_cards`` …), empty = the default."""
+    words = rules_words.shape_option_words()
+    labels = rules_words.shape_option_labels()
+    return {
+        option: forms.ChoiceField(
+            label=labels[option],
+            required=False,
+            choices=[("", _("as the default"))]
+            + [(value, words[option][value]) for value in values],
+        )
+        for option, values in rules_words.SHAPE_FORM_OPTIONS.items()
+    }
+
+
+class PracticeForm(ShapeForm):
+    """和电脑练习 at any shape: nothing but the shape (bots fill every other seat)."""
+
+
+class TableCreateForm(ShapeForm):
+    field_order = [
+        "name", "preset", "players", "mode", "decks", "friends",
+        "friend_cards", "join_policy", "small_side_bonus", "draw_policy",
+        "stake", "min_balance", "play_seconds", "unlisted",
+    ]  # fmt: skip
     name = forms.CharField(label=_("Name"), max_length=60, required=False)
     preset = forms.ChoiceField(
         label=_("Rules"),
@@ -48,18 +120,12 @@ class TableCreateForm(forms.Form):
     def main_fields_bound(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if not name.startswith(HOUSE_RULE_PREFIX)]
 
-    def clean(self) -> dict[str, Any]:
-        cleaned = super().clean() or {}
-        if self.data.get("mode", "casual") != "casual":  # the old form's field, or a script's
-            raise forms.ValidationError(
-                _("Ranked tables come only from quick match."), code="ranked_quick_match_only"
-            )
-        return cleaned
-
     def service_arguments(self) -> dict[str, Any]:
         """The keyword arguments of ``services.table_create`` (besides the creator)."""
         data = self.cleaned_data
+        shape = self.shape_arguments()
         return {
+            "players": shape["players"],
             "name": data["name"],
             "preset_name": data["preset"],
             "stake": data["stake"],
@@ -67,9 +133,12 @@ class TableCreateForm(forms.Form):
             "play_seconds": data["play_seconds"],
             "unlisted": data["unlisted"],
             "house_rules": {
-                name.removeprefix(HOUSE_RULE_PREFIX): value
-                for name, value in data.items()
-                if name.startswith(HOUSE_RULE_PREFIX) and value
+                **{
+                    name.removeprefix(HOUSE_RULE_PREFIX): value
+                    for name, value in data.items()
+                    if name.startswith(HOUSE_RULE_PREFIX) and value
+                },
+                **shape["house_rules"],
             },
         }
 

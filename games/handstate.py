@@ -20,13 +20,15 @@ _states_lock = threading.Lock()  # daphne runs services in a pool of threads
 
 
 def record_for(hand: Hand, actions: list[str]) -> HandRecord:
-    wrapped = tuple(hand.wrapped) if hand.wrapped else (False, False)
+    """The hand's record: its levels and past-A flags per side (拖拉机) or per player (找朋友)."""
+    levels = tuple(str(level) for level in hand.levels)
+    wrapped = tuple(bool(flag) for flag in hand.wrapped) if hand.wrapped else (False,) * len(levels)
     return HandRecord(
         rules=RuleSet.from_dict(hand.ruleset),
         seed=hand.seed,
-        levels=(hand.levels[0], hand.levels[1]),
+        levels=levels,
         dealer=hand.dealer,
-        wrapped=(bool(wrapped[0]), bool(wrapped[1])),
+        wrapped=wrapped,
         actions=tuple(actions),
     )
 

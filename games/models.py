@@ -6,6 +6,8 @@ services under a row lock, and every acknowledged action is an `Action` row.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -14,7 +16,39 @@ from django.utils.translation import pgettext, pgettext_lazy
 from games import chat_words
 from games.engine import RuleSet, preset
 
-SEATS = 4
+SEATS = 4  # a classic table's seats: every ranked table (quick match) has four
+MAX_SEATS = 8  # the most seats a table may have (RULES-FRIENDS §1)
+
+# The table-shape options a casual table keeps among its house rules (RULES-FRIENDS §1, §3;
+# docs/PROTOCOL.md, "Shape of a table"); ``Table.players`` is a field of its own.
+SHAPE_HOUSE_RULES = (
+    "mode",
+    "decks",
+    "friends",
+    "friend_cards",
+    "join_policy",
+    "small_side_bonus",
+    "draw_policy",
+)
+_WHOLE_NUMBER_OPTIONS = ("decks", "friends")
+_TRUE_WORDS = ("on", "true", "1", "yes")
+
+
+def engine_options(house_rules: dict[str, Any]) -> dict[str, Any]:
+    """A table's house rules as the engine's option values: the one place where the form's
+    strings become numbers (``decks``, ``friends``) and a flag (``small_side_bonus``). A
+    value that cannot be read raises ``ValueError``."""
+    options: dict[str, Any] = {}
+    for option, value in house_rules.items():
+        if option in _WHOLE_NUMBER_OPTIONS:
+            if isinstance(value, bool) or not str(value).strip().isdigit():
+                raise ValueError(f"{option} {value!r} is not a whole number")
+            options[option] = int(str(value).strip())
+        elif option == "small_side_bonus":
+            options[option] = value if isinstance(value, bool) else str(value) in _TRUE_WORDS
+        else:
+            options[option] = value
+    return options
 
 
 def quick_match_name(player: str) -> str:
@@ -32,6 +66,11 @@ class Table(models.Model):
     preset = models.CharField(max_length=20, default="ranked", verbose_name=_("rule preset"))
     ranked = models.BooleanField(default=True, verbose_name=_("ranked"))
     stake = models.PositiveIntegerField(default=100, verbose_name=_("stake"))
+    players = models.PositiveSmallIntegerField(
+        default=SEATS,
+        help_text=_("the number of seats, 4 to 8"),
+        verbose_name=_("players"),
+    )
     min_balance = models.PositiveIntegerField(default=0, verbose_name=_("minimum table points"))
     play_seconds = models.PositiveIntegerField(
         default=20, help_text=_("time per play"), verbose_name=_("seconds per play")
@@ -73,6 +112,12 @@ class Table(models.Model):
 
     class Meta:
         indexes = [models.Index(fields=["status", "-created_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(players__gte=SEATS, players__lte=MAX_SEATS),
+                name="table_players_4_8",
+            ),
+        ]
         verbose_name = _("table")
         verbose_name_plural = _("tables")
 
@@ -86,21 +131,26 @@ class Table(models.Model):
         return quick_match_name(self.name) if self.ranked else self.name
 
     def rules(self) -> RuleSet:
-        """The rules in force: the preset, with the house rules on top (named
-        ``<preset>+house`` when there are any, so a stored hand says it was not the preset)."""
+        """The rules in force: the preset, with the table's shape (``players``, and the shape
+        options among the house rules: ``SHAPE_HOUSE_RULES``) and the house rules on top (named
+        ``<preset>+house`` when there are any, so a stored hand says it was not the preset).
+        Decks and the number of calls not chosen are the defaults for the players
+        (RULES-FRIENDS §1, §3.3)."""
         base = preset(self.preset)
-        if not self.house_rules:
+        options = engine_options(self.house_rules or {})
+        if self.players != SEATS:
+            options["players"] = self.players
+        if not options:
             return base
-        return base.with_options(**self.house_rules, name=f"{self.preset}+house")
+        name = f"{self.preset}+house" if self.house_rules else self.preset
+        return base.with_options(**options, name=name)
 
 
 class Seat(models.Model):
     table = models.ForeignKey(
         Table, on_delete=models.CASCADE, related_name="seats", verbose_name=_("table")
     )
-    index = models.PositiveSmallIntegerField(
-        choices=list(enumerate(chat_words.SEAT_COMPASS)), verbose_name=_("seat")
-    )
+    index = models.PositiveSmallIntegerField(verbose_name=_("seat"))
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -134,14 +184,14 @@ class Seat(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["table", "index"], name="seat_unique_index"),
-            models.CheckConstraint(condition=models.Q(index__lt=SEATS), name="seat_index_0_3"),
+            models.CheckConstraint(condition=models.Q(index__lt=MAX_SEATS), name="seat_index_0_7"),
         ]
         ordering = ["table", "index"]
         verbose_name = _("seat")
         verbose_name_plural = _("seats")
 
     def __str__(self) -> str:
-        return f"{self.table} · {self.get_index_display()}"
+        return f"{self.table} · {chat_words.seat_name(self.index, self.table.players)}"
 
 
 class Match(models.Model):

@@ -12,9 +12,10 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
-from games.engine import HOUSE_RULE_OPTIONS, PRESETS
+from games.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
+from games.engine.rules import default_decks, default_friends
 from ladder import selectors as ladder_selectors
 
 HOUSE_SUFFIX = "+house"
@@ -267,4 +268,107 @@ def form_rules_data() -> dict[str, Any]:
             if option in HOUSE_RULE_OPTIONS
         },
         "house_label": _("house rules"),
+    }
+
+
+# --- the table's shape (RULES-FRIENDS §1, §3) ------------------------------------------------
+
+SHAPE_FORM_OPTIONS: dict[str, tuple[str, ...]] = {
+    "friend_cards": ("unrestricted", "trumps_included", "no_highest", "no_points"),
+    "join_policy": ("unrestricted", "no_double_join"),
+    "small_side_bonus": ("on", "off"),
+    "draw_policy": ("no_protections", "longer_tuples_protected"),
+}
+"""The shape options a table may choose on top of its players, mode, decks and friends, with
+their values as the form sends them (``small_side_bonus`` as ``on``/``off``)."""
+
+
+def mode_words() -> dict[str, str]:
+    return {
+        # Translators: 拖拉机, the game with fixed partners.
+        "tractor": pgettext("mode", "Tractor"),
+        # Translators: 找朋友, the dealer calls friends.
+        "friends": pgettext("mode", "Finding Friends"),
+    }
+
+
+def shape_option_labels() -> dict[str, str]:
+    return {
+        "friend_cards": _("Cards that may be called"),
+        "join_policy": _("A call filled by the dealer's side"),
+        "small_side_bonus": _("Small-side bonus"),
+        "draw_policy": _("Following with triples and quads"),
+    }
+
+
+def shape_option_words() -> dict[str, dict[str, str]]:
+    """The shape options' values in players' words (RULES-FRIENDS §2, §3)."""
+    return {
+        "friend_cards": {
+            "unrestricted": _("any card but jokers, level cards and trumps"),
+            "trumps_included": _("any card"),
+            "no_highest": _("not jokers, level cards, trumps, nor an A (a K when the level is A)"),
+            "no_points": _("not jokers, level cards, trumps, nor a 5, 10 or K"),
+        },
+        "join_policy": {
+            "unrestricted": _("the call is used up: the side stays smaller"),
+            "no_double_join": _("passed over: the call waits for the next copy"),
+        },
+        "small_side_bonus": {
+            "on": _("a smaller defending side that wins goes up one more level"),
+            "off": _("no bonus"),
+        },
+        "draw_policy": {
+            "no_protections": _("a longer tuple must be broken to follow a shorter one"),
+            "longer_tuples_protected": _("a longer tuple need not be broken for a shorter one"),
+        },
+    }
+
+
+def _shape_of(rules: RuleSet | dict[str, Any]) -> tuple[int, int, str]:
+    if isinstance(rules, RuleSet):
+        return rules.players, rules.decks, rules.mode
+    options = rules.get("options", rules)
+    return (
+        int(options.get("players", 4)),
+        int(options.get("decks", 2)),
+        str(options.get("mode", "tractor")),
+    )
+
+
+def shape_words(rules: RuleSet | dict[str, Any]) -> str:
+    """A table's shape in players' words, for the lobby, the home page, the table's header
+    and the replay: "6人 · 3副 · 找朋友", "6 players · 3 decks · Finding Friends". ``rules``
+    is a rule set or its ``to_dict()`` (a stored hand's), whose missing shape keys are the
+    classic ones."""
+    players, decks, mode = _shape_of(rules)
+    return " · ".join(
+        (
+            # Translators: a table's number of players, as in "6人".
+            _("%(players)s players") % {"players": players},
+            # Translators: the number of decks a table plays with, as in "3副".
+            _("%(decks)s decks") % {"decks": decks},
+            str(mode_words().get(mode, mode)),
+        )
+    )
+
+
+def shape_form_data() -> dict[str, Any]:
+    """What the create and practice forms' script needs to say a shape in words before the
+    table is made: the defaults by players (decks, friends) and the words."""
+    return {
+        "defaults": {
+            players: {
+                "decks": default_decks(players),
+                "friends": default_friends(players) if players >= 5 else 0,
+            }
+            for players in range(4, 9)
+        },
+        "modes": {mode: str(words) for mode, words in mode_words().items()},
+        "players_words": _("%(players)s players"),
+        "decks_words": _("%(decks)s decks"),
+        "options": {
+            option: {"label": label, "words": shape_option_words()[option]}
+            for option, label in shape_option_labels().items()
+        },
     }

@@ -182,12 +182,25 @@ def _seat_dicts(seats: list[Seat]) -> list[dict[str, Any]]:
     ]
 
 
+def table_shape(table: Table) -> dict[str, Any]:
+    """The table's shape in codes (the words are the reader's: ``rules_words.shape_words``):
+    ``players``, ``mode`` (``tractor`` | ``friends``), ``decks`` and ``friends`` (calls)."""
+    rules = table.rules()
+    return {
+        "players": rules.players,
+        "mode": rules.mode,
+        "decks": rules.decks,
+        "friends": rules.friends,
+    }
+
+
 def table_summary(table: Table) -> dict[str, Any]:
     return {
         "id": table.pk,
         "name": table.name,
         "preset": table.preset,
         "house_rules": table.house_rules,
+        **table_shape(table),
         "ranked": table.ranked,
         "stake": table.stake,
         "min_balance": table.min_balance,
@@ -229,6 +242,8 @@ def _may_watch(presence: Presence, seats: list[Seat] | None) -> bool:
     assert seat is not None
     if seats is None:
         return spectator_may_see(table_id=presence.table_id, seat=seat)
+    if seat >= len(seats):  # a seat this table does not have
+        return False
     return seats[seat].show_hand_to_spectators and not seats[seat].table.ranked
 
 

@@ -34,7 +34,7 @@ from games import (
     table_words,
 )
 from games.errors import ApplicationError, error_messages
-from games.forms import ReadyForm, SeatForm, TableCreateForm
+from games.forms import PracticeForm, ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table, quick_match_name
 from ladder import selectors as ladder_selectors
 
@@ -90,6 +90,15 @@ def lobby_action(view: View) -> View:
     return wrapper
 
 
+def _shape_form_error(form: Any) -> ApplicationError:
+    """A shape form's refusal: its own code (``ranked_quick_match_only``) when it has one."""
+    for errors in form.errors.as_data().values():
+        for error in errors:
+            if error.code == "ranked_quick_match_only":
+                return ApplicationError(error.code)
+    return _form_error(form)
+
+
 def _form_error(form: Any) -> ApplicationError:
     fields = ", ".join(sorted(form.errors))
     return ApplicationError("bad_message", _("check these fields: %(fields)s") % {"fields": fields})
@@ -107,11 +116,11 @@ def _lobby_rows(tables: list[dict[str, Any]], viewer: dict[str, Any]) -> list[di
         empty = all(seat["user"] is None for seat in table["seats"])
         may_bot = not table["ranked"] and not playing
         may_bot = may_bot and (mine is not None or table["id"] in viewer["created"])
-        compass = _seat_words()["compass"]
+        names = chat_words.seat_names(table.get("players", len(table["seats"])))
         seats = [
             {
                 **seat,
-                "name": compass[seat["seat"]],
+                "name": names[seat["seat"]],
                 "free": seat["user"] is None and not seat["bot"],
                 "mine": mine is not None and mine["seat"] == seat["seat"],
             }
@@ -119,8 +128,14 @@ def _lobby_rows(tables: list[dict[str, Any]], viewer: dict[str, Any]) -> list[di
         ]
         extra = {"mine": mine, "playing": playing, "empty": empty, "may_bot": may_bot}
         extra["preset_label"] = _rules_label(table)
+        extra["shape_words"] = rules_words.shape_words(_shape_rules(table))
         rows.append({**table, "seats": seats, **extra})
     return rows
+
+
+def _shape_rules(table: dict[str, Any]) -> dict[str, Any]:
+    """A listed table's shape (``selectors.table_shape``) as ``shape_words`` reads it."""
+    return {key: table.get(key) for key in ("players", "decks", "mode") if key in table}
 
 
 def _rules_label(table: dict[str, Any]) -> str:
@@ -135,6 +150,7 @@ def _labels() -> dict[str, Any]:
     return {
         "presets": dict(rules_words.preset_choices()),
         "compass": _seat_words()["compass"],
+        **_shape_labels(),
         "quick_match_name": quick_match_name("{name}"),
         "house_rules": _("house rules"),
         "ranked": _("ranked"),
@@ -171,6 +187,18 @@ def _labels() -> dict[str, Any]:
     }
 
 
+def _shape_labels() -> dict[str, Any]:
+    """How a script says a table's shape from its codes (``players``, ``decks``, ``mode`` of
+    the lobby feed and the state frame): "{players}人 · {decks}副 · 找朋友" in parts, and the
+    seats of a bigger table ("seat {n}", numbered from 1)."""
+    return {
+        "shape_players": _("%(players)s players") % {"players": "{players}"},
+        "shape_decks": _("%(decks)s decks") % {"decks": "{decks}"},
+        "shape_modes": rules_words.mode_words(),
+        "seat_numbered": _("seat %(n)s") % {"n": "{n}"},
+    }
+
+
 @never_cache
 @require_GET
 def lobby(request: HttpRequest) -> HttpResponse:
@@ -185,6 +213,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "queue": queue,
             "form": TableCreateForm(),
             "rules_data": rules_words.form_rules_data(),
+            "shape_data": rules_words.shape_form_data(),
             "labels": _labels(),
         },
     )
@@ -216,6 +245,8 @@ def table_new(request: HttpRequest) -> HttpResponse:
                 **form.service_arguments(),
             )
         except ApplicationError as error:
+            if _wants_json(request):
+                return _refused(request, error)
             form.add_error(None, f"{error.message} ({error.code})")
         else:
             created = _("Table %(name)s created.") % {"name": table.name}
@@ -224,7 +255,13 @@ def table_new(request: HttpRequest) -> HttpResponse:
                 return redirect("games:table", table_id=table.pk)
             return _done(request, created, table.pk)
     status = 400 if form.is_bound else 200
-    context = {"form": form, "rules_data": rules_words.form_rules_data()}
+    if form.is_bound and not form.is_valid() and _wants_json(request):
+        return _refused(request, _shape_form_error(form))
+    context = {
+        "form": form,
+        "rules_data": rules_words.form_rules_data(),
+        "shape_data": rules_words.shape_form_data(),
+    }
     return render(request, "games/table_new.html", context, status=status)
 
 
@@ -274,6 +311,10 @@ def _table_labels() -> dict[str, Any]:
         "bot": _("bot"),
         "you": _("you"),
         "away": _("away"),
+        **_shape_labels(),
+        "dealing_n_of": _("Dealing: {n}/{total}"),
+        "bury_n_of": _("Bury ({n}/{total})"),
+        "bury_pick_of": _("Choose {total} cards to bury ({n} chosen)."),
         "ready": _("ready"),
         "dealer_short": pgettext("badge on the dealer's seat", "dealer"),
         "defenders_short": _("defending"),
@@ -439,6 +480,11 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
         "id": table.pk,
         "socket": f"/ws/table/{table.pk}/",
         "bidding": rules.bidding,
+        "shape": {
+            **selectors.table_shape(table),
+            "words": rules_words.shape_words(rules),
+            "seat_names": chat_words.seat_names(rules.players),
+        },
         "rules": {
             "name": rules_words.preset_label(rules.name),
             "escape_cost": escape_cost,
@@ -696,16 +742,18 @@ def quick_leave(request: HttpRequest) -> HttpResponse:
 
 # --- one click to play, private tables (issue 16) ---------------------------------------------
 
-PRACTICE_BOTS = 3  # a table with three bots seated is practice for its one human
-
-
 @lobby_action
 def practice(request: HttpRequest) -> HttpResponse:
-    """和电脑练习: one POST seats the player with three bots at a private table and starts a
-    hand (``services.practice_start``). One already seated somewhere goes back to that table."""
+    """和电脑练习: one POST seats the player with bots in every other seat at a private table
+    and starts a hand (``services.practice_start``), at the shape the POST names (``players``,
+    ``mode``, ``decks``, ``friends`` and the 找朋友 options; none: four players, 拖拉机). One
+    already seated somewhere goes back to that table."""
     user = request.user
+    form = PracticeForm(request.POST)
+    if not form.is_valid():
+        raise _shape_form_error(form)
     try:
-        table = services.practice_start(user=user)  # type: ignore[arg-type]
+        table = services.practice_start(user=user, **form.shape_arguments())  # type: ignore[arg-type]
     except ApplicationError as error:
         seated_at = selectors.table_of_user(user=user)  # type: ignore[arg-type]
         if error.code != "seated_elsewhere" or seated_at is None:
@@ -738,8 +786,8 @@ def _invite_for(request: HttpRequest, table: Table) -> dict[str, Any] | None:
 
 
 def _practice_table(table: Table) -> bool:
-    """Bots hold three seats: nobody else can sit, so the invite link would be noise."""
-    return table.seats.filter(bot=True, user=None).count() >= PRACTICE_BOTS
+    """Bots hold every seat but one: nobody else can sit, so the invite link would be noise."""
+    return table.seats.filter(bot=True, user=None).count() >= table.players - 1
 
 
 def _require_visible(request: HttpRequest, table_id: int) -> None:

@@ -10,7 +10,8 @@ module per concern; the imports between them go one way, down this list, never u
     hands        acting in a hand, the hint            → wrap_up, autopilot, movefacts,
                                                          _moves, _common
     optimistic   the one-statement move (on the event loop)
-                                                       → connections, movefacts, _common
+                                                       → connections, movefacts, _moves,
+                                                         _common
     deadlines    what a deadline task does             → wrap_up, _moves, _common
     wrap_up      settling an ended hand                → start, _moves, _common
     practice     one click to practise against bots    → tables, _common

@@ -25,8 +25,7 @@ from ladder.selectors import table_points_needed
 
 logger = logging.getLogger(__name__)
 
-SEATS = 4
-DRAWS = 100
+SEATS = 4  # a classic (and every ranked) table's seats; a table's own are ``Table.players``
 DRAW_BATCH = 5  # draws applied per deadline during the deal: a frame every 5 cards
 CHAT_MAX = 200
 MAX_STAKE = 100_000
@@ -52,6 +51,9 @@ SYSTEM_LINES = {
     "practice": "a practice hand: a bot is seated, no points or ratings move",
     "away_freed": "{0} is away: seat {1} is free",
     "stands_short": "{0} stands up: this table needs {1} table points",
+    "friends_called": "seat {0} calls friends: {1}",
+    "friend_joins": "seat {0} plays the call {2}{1}: a friend of the dealer",
+    "call_spent": "seat {0} plays the call {2}{1}, already on the dealer's side",
 }
 
 

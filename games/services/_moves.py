@@ -5,6 +5,7 @@ snapshot, and the views sent on commit. Call while holding the hand row lock."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import cast
 
@@ -12,11 +13,11 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from games import realtime
-from games.engine import HandState, view_for, view_public
+from games.engine import FriendCall, HandState, format_cards, view_for, view_public
 from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED
 from games.handstate import public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
-from games.services._common import DRAW_BATCH, DRAWS, SEATS, SystemLine, bot_delay, system
+from games.services._common import DRAW_BATCH, SystemLine, bot_delay, system
 from games.services.chat import system_line
 from games.services.movefacts import facts_of, shared_facts
 
@@ -24,12 +25,14 @@ from games.services.movefacts import facts_of, shared_facts
 def catch_up_deal(
     hand: Hand, state: HandState, now: datetime
 ) -> list[tuple[int | None, str, bool]]:
-    """Apply the draws due by ``now``: card k arrives k × interval after the deal starts."""
+    """Apply the draws due by ``now``: card k arrives k × interval after the deal starts (the
+    deal's size is the table's: ``state.draws``, 100 at a classic table)."""
     if state.phase != DEALING or hand.deal_started_at is None:
         return []
     interval = state.rules.deal_interval_ms
     elapsed_ms = (now - hand.deal_started_at).total_seconds() * 1000
-    due = DRAWS if interval == 0 else min(DRAWS, math.floor(elapsed_ms / interval) + 1)
+    draws = state.draws
+    due = draws if interval == 0 else min(draws, math.floor(elapsed_ms / interval) + 1)
     logged: list[tuple[int | None, str, bool]] = []
     while state.phase == DEALING and state.drawn < due:
         state.apply("draw")
@@ -51,23 +54,71 @@ def log_actions(hand: Hand, logged: list[tuple[int | None, str, bool]]) -> int:
     return first
 
 
+@dataclass(frozen=True)
+class Before:
+    """What a change's system lines compare with: the state's failed throws and, in 找朋友,
+    its calls, side and whether the calls were shown, before the change."""
+
+    throws: int
+    calls: tuple[FriendCall, ...]
+    side: frozenset[int]
+    shown: bool
+
+
+def before_change(state: HandState) -> Before:
+    return Before(len(state.failed_throws), tuple(state.calls), state.side, state.calls_shown)
+
+
 def system_lines(
-    hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], throws_before: int
+    hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], before: Before
 ) -> None:
-    """Chat lines everyone may read: bids and failed throws (never a hidden card)."""
+    """Chat lines everyone may read: bids, failed throws and, in 找朋友, the calls once the
+    first trick is led and each call filled (never a hidden card, never a call before the
+    first lead: RULES-FRIENDS §4)."""
     lines: list[SystemLine] = [
         system("bids", seat, text.split(" ", 2)[2])
         for seat, text, _ in logged
         if text.startswith("bid ") and seat is not None
     ]
-    for failed in state.failed_throws[throws_before:]:
+    for failed in state.failed_throws[before.throws :]:
         shown = failed.to_dict()
         if failed.result == "forced":
             lines.append(system("throw_forced", failed.seat, shown["attempted"], shown["played"]))
         else:
             lines.append(system("throw_back", failed.seat))
+    lines += friend_lines(state, before)
     for line in lines:
         system_line(hand.match.table_id, line)
+
+
+def friend_news(state: HandState, before: Before) -> bool:
+    """The change showed the calls or filled one: it has 找朋友 system lines to write."""
+    if not state.rules.is_friends:
+        return False
+    return state.calls_shown != before.shown or tuple(state.calls) != before.calls
+
+
+def friend_lines(state: HandState, before: Before) -> list[SystemLine]:
+    """找朋友's public moments (RULES-FRIENDS §3.3–4): the calls at the first lead
+    (``friends_called``: the dealer, the calls as "2AS 1KH"), and each call filled by a player
+    who joins the side (``friend_joins``: seat, card, ordinal) or by one already on it
+    (``call_spent``, under ``join_policy`` unrestricted)."""
+    if not friend_news(state, before):
+        return []
+    lines: list[SystemLine] = []
+    dealer = state.dealer
+    if state.calls_shown and not before.shown and state.calls and dealer is not None:
+        calls = " ".join(f"{c.ordinal}{format_cards([c.card])}" for c in state.calls)
+        lines.append(system("friends_called", dealer, calls))
+    side = before.side
+    for old, new in zip(before.calls, state.calls, strict=False):
+        if old.seat is not None or new.seat is None:
+            continue
+        card = format_cards([new.card])
+        code = "call_spent" if new.seat in side else "friend_joins"
+        lines.append(system(code, new.seat, card, new.ordinal))
+        side = side | {new.seat}
+    return lines
 
 
 def count_turns(hand: Hand) -> None:
@@ -105,10 +156,11 @@ def _next_deadline(
     rules = state.rules
     interval = timedelta(milliseconds=rules.deal_interval_ms)
     started = hand.deal_started_at or now
+    draws = state.draws
     if state.phase == DEALING:
-        return started + interval * min(state.drawn + DRAW_BATCH - 1, DRAWS - 1)
+        return started + interval * min(state.drawn + DRAW_BATCH - 1, draws - 1)
     if state.phase == BIDDING:
-        return started + interval * (DRAWS - 1) + timedelta(seconds=rules.bid_window_s)
+        return started + interval * (draws - 1) + timedelta(seconds=rules.bid_window_s)
     seat = state.to_act
     assert seat is not None
     limit = rules.bury_s if state.phase == BURYING else rules.play_s
@@ -149,7 +201,7 @@ def after_change(
     hand.save(update_fields=HAND_MOVING_FIELDS)
     hand_id, seq, table_id, deadline = hand.pk, hand.seq, hand.match.table_id, hand.deadline
     before = seq if prev is None else prev
-    views = [view_for(state, seat) for seat in range(SEATS)]
+    views = [view_for(state, seat) for seat in range(state.players)]
     public = view_public(state)
     facts = facts_of(hand, seats, hand.match.table.ranked)
     shared = shared_facts(facts, state, before)

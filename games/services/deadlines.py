@@ -13,13 +13,19 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from games import realtime
-from games.autoplay import bot_bid, bot_move
+from games.autoplay import bot_bid, bot_turn
 from games.engine import HandState
 from games.engine.hand import BIDDING, BURYING, DEALING, PLAYING
 from games.handstate import load_state
 from games.models import Hand, Seat
 from games.services._common import db_now, hand_seats, lock_hand
-from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
+from games.services._moves import (
+    after_change,
+    before_change,
+    catch_up_deal,
+    log_actions,
+    system_lines,
+)
 from games.services.wrap_up import wrapped_up
 
 
@@ -130,10 +136,11 @@ def _rearm(hand: Hand) -> DeadlineRun:
 
 def _advance(hand: Hand, now: datetime) -> None:
     """The deadline's move: the next cards of the deal, the bots' bids and the close of the
-    bidding, or the bot's bury or play for the seat in turn."""
+    bidding, or the bot's bury (in 找朋友 its calls first, if the dealer made none) or play
+    for the seat in turn."""
     seats = hand_seats(hand)
     state = load_state(hand)
-    throws_before = len(state.failed_throws)
+    before = before_change(state)
     logged = catch_up_deal(hand, state, now)
     if state.phase in (DEALING, BIDDING) and logged:  # cards arrived: bots may bid on them
         logged += _bot_bids(state, seats)
@@ -146,11 +153,10 @@ def _advance(hand: Hand, now: datetime) -> None:
     elif state.phase in (BURYING, PLAYING) and not logged:
         seat = state.to_act
         assert seat is not None
-        text = bot_move(state, seat)
-        state.apply(text)
-        logged.append((seat, text, True))
+        for text in bot_turn(state, seat):  # 找朋友's dealer: the calls, then the bury
+            logged.append((seat, text, True))
     prev = log_actions(hand, logged)
-    system_lines(hand, state, logged, throws_before)
+    system_lines(hand, state, logged, before)
     after_change(hand, state, now, seats, prev=prev)
 
 

@@ -19,7 +19,13 @@ from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table
-from games.services._moves import after_change, catch_up_deal, log_actions, system_lines
+from games.services._moves import (
+    after_change,
+    before_change,
+    catch_up_deal,
+    log_actions,
+    system_lines,
+)
 from games.services.autopilot import autopilot_stop
 from games.services.movefacts import facts_of, remember_facts
 from games.services.wrap_up import wrapped_up
@@ -70,8 +76,9 @@ def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
 
 
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
-    """A seated player's ``kind`` (bid, bury, play) of ``cards`` in the table's hand in
-    progress, made on the view numbered ``seq`` (the socket's path)."""
+    """A seated player's ``kind`` (bid, call, bury, play) of ``cards`` in the table's hand in
+    progress, made on the view numbered ``seq`` (the socket's path; a call's ``cards`` are
+    its calls, "2AS 1KH")."""
     hand = _table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq)
     if hand.awaiting_wrap_up:
         # In the worker, not here: the settlement's tens of milliseconds of Python would hold
@@ -107,7 +114,7 @@ def _table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) ->
 
 def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> Hand:
     state = load_state(hand)
-    throws_before = len(state.failed_throws)
+    before = before_change(state)
     logged = catch_up_deal(hand, state, now)
     if state.phase == BIDDING and hand.deadline is not None and hand.deadline <= now:
         raise ApplicationError("wrong_phase", _("the bid window has closed"))
@@ -119,7 +126,7 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
     logged.append((seat, str(action), False))
     autopilot_stop(hand.match.table, seats[seat])
     prev = log_actions(hand, logged)
-    system_lines(hand, state, logged, throws_before)
+    system_lines(hand, state, logged, before)
     after_change(hand, state, now, seats, prev=prev)
     return hand
 
@@ -140,7 +147,8 @@ def hand_check(*, hand_id: int, user: User, text: str) -> None:
 
 def table_hint(*, table_id: int, user: User) -> tuple[str, str]:
     """What the basic bot would do now for the user's seat in the table's hand in progress, as
-    (``bid`` | ``bury`` | ``play`` | ``none``, cards): decided from the seat's own view and the
+    (``bid`` | ``call`` | ``bury`` | ``play`` | ``none``, cards; a call's cards are its calls,
+    "2AS 1KH"): decided from the seat's own view and the
     public history only (``bot_hint``). Changes nothing."""
     hand = (
         Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING)

@@ -11,7 +11,6 @@ from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import AdminLog, Hand, Seat, Table
 from games.services._common import (
-    SEATS,
     db_now,
     free_seat,
     lock_current_hand,
@@ -58,7 +57,7 @@ def seat_remove(*, table_id: int, index: int, actor: User, reason: str = "") -> 
     """Remove a player from a seat. Not an escape: during a hand the bot finishes it for the
     seat, and the player is settled as if present (docs/PROTOCOL.md)."""
     table = lock_table(table_id)
-    if not 0 <= index < SEATS:
+    if not 0 <= index < table.players:
         raise ApplicationError("invalid_seat")
     hand = lock_current_hand(table)
     seats = locked_seats(table)

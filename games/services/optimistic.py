@@ -38,7 +38,8 @@ from games.engine import HandState, ShengjiError, view_for, view_public
 from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, Hand, HandPlayer
-from games.services._common import SEATS, bot_delay
+from games.services._common import bot_delay
+from games.services._moves import before_change, friend_news
 from games.services.connections import DB_SESSION_ENGINES
 from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
 
@@ -81,14 +82,14 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
     state = kept_state(facts.hand_id, seq)
     if state is None or state.phase not in {BURYING, PLAYING}:
         return None
-    throws_before = len(state.failed_throws)
+    before = before_change(state)
     try:
         action = state.check_action(seat, f"{kind} {seat} {cards}")
         state.apply(action, seat)
     except ShengjiError:
         return None
-    if len(state.failed_throws) != throws_before:
-        return None  # a failed throw's chat line is to be written
+    if len(state.failed_throws) != before.throws or friend_news(state, before):
+        return None  # a failed throw's chat line, or 找朋友's calls shown or filled, to write
     if state.phase == FINISHED:
         return Planned(facts, seat, str(action), state, 0.0)
     return Planned(facts, seat, str(action), state, _limit_s(state, facts))
@@ -258,7 +259,7 @@ async def move_by_statement(
     message = realtime.hand_view_message(
         facts.hand_id,
         new_seq,
-        [view_for(state, seat) for seat in range(SEATS)],
+        [view_for(state, seat) for seat in range(state.players)],
         view_public(state),
         list(facts.occupants),
         list(facts.watchable),

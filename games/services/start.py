@@ -1,4 +1,4 @@
-"""Starting a hand: when the four seats are taken and ready, the table's match (the same four
+"""Starting a hand: when every seat is taken and ready, the table's match (the same players
 play on at their levels, or a new match starts at level 2) deals its next hand.
 
 Before every hand (seed 000 §1.4: a hand starts only if everyone seated still meets the
@@ -21,14 +21,15 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, Max
+from django.db.models import Count, F, Max
 
 from games import realtime
+from games.engine import RuleSet
+from games.engine.hand import level_slots
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Match, Seat, Table
 from games.selectors import match_number
 from games.services._common import (
-    SEATS,
     db_now,
     free_seat,
     hand_on,
@@ -56,7 +57,7 @@ def start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:
 
 
 def _may_start(table: Table, seats: list[Seat]) -> bool:
-    """Four seated (a human among them), all ready, every human present."""
+    """Every seat taken (a human among them), all ready, every human present."""
     seated = all(s.user_id is not None or s.bot for s in seats)
     humans = [s for s in seats if s.user_id is not None]
     if not (seated and humans) or not all(s.ready for s in seats):
@@ -94,13 +95,13 @@ def table_start_due(*, table_id: int) -> Hand | None:
 
 
 def tables_start_overdue(*, late_s: float = 1.0) -> list[int]:
-    """Open tables whose four seats are all ready (a human among them) a while after the
-    pause following their last hand: their start task is late or was lost (the sweeper)."""
+    """Open tables whose seats are all ready (a human among them) a while after the pause
+    following their last hand: their start task is late or was lost (the sweeper)."""
     ready = (
         Seat.objects.filter(ready=True, table__status=Table.Status.OPEN)
-        .values("table_id")
+        .values("table_id", "table__players")
         .annotate(seats=Count("pk"), humans=Count("user"))
-        .filter(seats=SEATS, humans__gt=0)
+        .filter(seats=F("table__players"), humans__gt=0)
         .values_list("table_id", flat=True)
     )
     cutoff = db_now() - next_hand_pause() - timedelta(seconds=late_s)
@@ -164,18 +165,21 @@ def _rules_for(table: Table) -> dict[str, Any]:
 
 
 def _match_for(table: Table, players: list[int | None]) -> Match:
-    """The table's match if the same four sit on, else a new one at level 2 (seed 000 §1.4)."""
+    """The table's match if the same players sit on, else a new one at level 2 (seed 000
+    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-FRIENDS §3.1)."""
     match = table.matches.order_by("-pk").first()
     if match is not None and match.ended_at is None and match.players == players:
         return match
     if match is not None and match.ended_at is None:
         match.ended_at = db_now()
         match.save(update_fields=["ended_at"])
+    ruleset = _rules_for(table)
+    slots = level_slots(RuleSet.from_dict(ruleset))
     return Match.objects.create(
         table=table,
-        ruleset=_rules_for(table),
-        levels=["2", "2"],
-        wrapped=[False, False],
+        ruleset=ruleset,
+        levels=["2"] * slots,
+        wrapped=[False] * slots,
         players=players,
     )
 
@@ -191,7 +195,7 @@ def _hand_start(table: Table, seats: list[Seat]) -> Hand:
         seed=secrets.randbits(63),
         dealer=match.next_dealer,
         levels=match.levels,
-        wrapped=match.wrapped or [False, False],
+        wrapped=match.wrapped or [False] * len(match.levels),
         deal_started_at=now,
     )
     HandPlayer.objects.bulk_create(

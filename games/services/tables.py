@@ -1,5 +1,5 @@
 """Tables and seats: opening a table, sitting down, standing up, a bot in an empty seat,
-pressing ready (which starts the hand when all four are), showing one's hand to spectators.
+pressing ready (which starts the hand when every seat is), showing one's hand to spectators.
 
 Who may open a table (docs/LADDER.md, "Table creation limits"): at most
 ``SHENGJI_TABLES_OPEN_PER_USER`` (3) open tables made by one user, and
@@ -16,6 +16,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.db import transaction
@@ -24,9 +25,18 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import realtime
-from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, preset
+from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
+from games.engine.rules import CLASSIC_SHAPE, ShapeOptionError, default_decks, default_friends
 from games.errors import ApplicationError
-from games.models import Hand, HandPlayer, Seat, Table
+from games.models import (
+    MAX_SEATS,
+    SHAPE_HOUSE_RULES,
+    Hand,
+    HandPlayer,
+    Seat,
+    Table,
+    engine_options,
+)
 from games.services._common import (
     MAX_STAKE,
     SEATS,
@@ -58,15 +68,19 @@ def table_create(
     bury_seconds: int = 30,
     bid_window_seconds: int = 8,
     deal_interval_ms: int = 100,
-    house_rules: dict[str, str] | None = None,
+    house_rules: dict[str, Any] | None = None,
     unlisted: bool = False,
+    players: int = SEATS,
 ) -> Table:
     """Open a casual table. Ranked tables come only from quick match (``ranked_table_open``):
     nobody picks their ranked opponents or partner, so ``ranked=True`` is refused.
-    ``house_rules``: options of RULES.md §8 on top of the preset (``invalid_house_rules``);
+    ``house_rules``: options of RULES.md §8 on top of the preset (``invalid_house_rules``),
+    and the table's shape besides ``players`` (``SHAPE_HOUSE_RULES``: mode, decks, friends
+    and the 找朋友 options; refused with the engine's reasons, ``shape_checked``);
     ``unlisted``: not in the lobby, joined by its invite link (``invite_code``)."""
     if ranked:
         raise ApplicationError("ranked_quick_match_only")
+    checked = house_rules_checked(preset_name, house_rules or {}, players=players)
     _creation_allowed(creator)
     table = _table_new(
         creator=creator,
@@ -76,7 +90,8 @@ def table_create(
         stake=stake,
         min_balance=min_balance,
         timings=(play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms),
-        house_rules=house_rules_checked(preset_name, house_rules or {}),
+        house_rules=checked,
+        players=players,
     )
     if unlisted:
         table.unlisted = True
@@ -145,21 +160,74 @@ def _table_retire_if_idle(table_id: int) -> bool:
     return True
 
 
-def house_rules_checked(preset_name: str, house_rules: dict[str, str]) -> dict[str, str]:
-    """Only the options that differ from the preset, each a known option with a known value."""
+def house_rules_checked(
+    preset_name: str, house_rules: dict[str, Any], *, players: int = SEATS
+) -> dict[str, Any]:
+    """Only the options that differ from the preset (and, for the shape, from the defaults of
+    the players: ``shape_checked``), each a known option with a known value."""
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
     if not isinstance(house_rules, dict):
         raise ApplicationError("invalid_house_rules")
     base = preset(preset_name)
+    shape = {k: v for k, v in house_rules.items() if k in SHAPE_HOUSE_RULES}
     for option, value in house_rules.items():
-        if value not in HOUSE_RULE_OPTIONS.get(option, ()):
+        if option not in shape and value not in HOUSE_RULE_OPTIONS.get(option, ()):
             raise ApplicationError(
                 "invalid_house_rules",
                 _("a house rule names an unknown option or value: %(rule)s"),
                 rule=f"{option}={value!r}",
             )
-    return {k: v for k, v in sorted(house_rules.items()) if getattr(base, k) != v}
+    chosen = {
+        k: v for k, v in sorted(house_rules.items()) if k not in shape and getattr(base, k) != v
+    }
+    return {**chosen, **shape_checked(players, shape)}
+
+
+_FRIENDS_ONLY = ("friend_cards", "join_policy", "small_side_bonus")
+
+
+def shape_checked(players: Any, shape: dict[str, Any]) -> dict[str, Any]:
+    """A table's shape (RULES-FRIENDS §1, §3): ``players`` 4–8 and the shape options, as the
+    engine reads them (``models.engine_options``), refused with the engine's reason as the code
+    (``players_out_of_range``, ``decks_out_of_range``, ``tractor_needs_even_players``,
+    ``friends_needs_5_to_8_players``, ``friends_out_of_range``), ``invalid_mode``, or
+    ``friends_only_option`` (a 找朋友 option at a 拖拉机 table). Returns the options to keep:
+    those that differ from the defaults for the players, typed (numbers, a flag)."""
+    if type(players) is not int or not SEATS <= players <= MAX_SEATS:
+        raise ApplicationError("players_out_of_range")
+    if shape.get("mode", "tractor") not in ("tractor", "friends"):
+        raise ApplicationError("invalid_mode")
+    try:
+        options = engine_options(shape)
+        rules = RuleSet().with_options(players=players, **options)
+    except ShapeOptionError as error:
+        raise ApplicationError(error.reason) from None
+    except (InvalidOptionError, ValueError):
+        raise ApplicationError(
+            "invalid_house_rules",
+            _("a house rule names an unknown option or value: %(rule)s"),
+            rule=", ".join(f"{k}={v!r}" for k, v in sorted(shape.items())),
+        ) from None
+    chosen = [k for k in _FRIENDS_ONLY if options.get(k, CLASSIC_SHAPE[k]) != CLASSIC_SHAPE[k]]
+    if chosen and not rules.is_friends:
+        raise ApplicationError("friends_only_option")
+    return _shape_kept(rules)
+
+
+def _shape_kept(rules: RuleSet) -> dict[str, Any]:
+    """The shape options of ``rules`` that differ from what a table of its players has by
+    default (``Table.rules`` gives the defaults back)."""
+    defaults = {
+        **CLASSIC_SHAPE,
+        "decks": default_decks(rules.players),
+        "friends": default_friends(rules.players) if rules.is_friends else 0,
+    }
+    return {
+        option: getattr(rules, option)
+        for option in SHAPE_HOUSE_RULES
+        if getattr(rules, option) != defaults[option]
+    }
 
 
 @transaction.atomic
@@ -210,7 +278,8 @@ def _table_new(
     stake: int,
     min_balance: int,
     timings: tuple[int, int, int, int],
-    house_rules: dict[str, str] | None = None,
+    house_rules: dict[str, Any] | None = None,
+    players: int = SEATS,
 ) -> Table:
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
@@ -229,8 +298,9 @@ def _table_new(
         deal_interval_ms=deal_interval_ms,
         house_rules=house_rules or {},
         creator=creator,
+        players=players,
     )
-    Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(SEATS)])
+    Seat.objects.bulk_create([Seat(table=table, index=i) for i in range(players)])
     transaction.on_commit(lambda: realtime.lobby_changed(table.pk))
     return table
 
@@ -240,12 +310,21 @@ def user_balance(user: User) -> int:
 
 
 def points_needed_for(
-    *, preset_name: str, stake: int, min_balance: int = 0, house_rules: dict[str, str] | None = None
+    *,
+    preset_name: str,
+    stake: int,
+    min_balance: int = 0,
+    house_rules: dict[str, Any] | None = None,
+    players: int = SEATS,
 ) -> int:
     """The table points a table of these rules, stake and minimum needs of every human to sit
     and before every hand (what ``points_needed`` says of a table)."""
     table = Table(
-        preset=preset_name, stake=stake, min_balance=min_balance, house_rules=house_rules or {}
+        preset=preset_name,
+        stake=stake,
+        min_balance=min_balance,
+        house_rules=house_rules or {},
+        players=players,
     )
     return points_needed(table)
 
@@ -264,7 +343,7 @@ def seat_take(*, table_id: int, user: User, index: int, stake: int | None = None
     table = lock_table(table_id)
     if table.status == Table.Status.CLOSED:
         raise ApplicationError("table_closed")
-    if not 0 <= index < SEATS:
+    if not 0 <= index < table.players:
         raise ApplicationError("invalid_seat")
     seats = locked_seats(table)
     if any(s.user_id == user.pk for s in seats):
@@ -364,7 +443,7 @@ def seat_fill_bot(*, table_id: int, user: User, index: int) -> Seat:
         raise ApplicationError("table_closed")
     if table.ranked:
         raise ApplicationError("ranked_no_bots")
-    if not 0 <= index < SEATS:
+    if not 0 <= index < table.players:
         raise ApplicationError("invalid_seat")
     seats = locked_seats(table)
     if table.creator_id != user.pk and all(s.user_id != user.pk for s in seats):
