@@ -337,7 +337,7 @@ class SimHand:
                 multiplier = kitty_units_multiplier(last[0], self.trump)
             else:
                 # lead_shape reads the lead; the others the winning play (by its own split).
-                play = last[0] if policy == "lead_shape" else last[(winner - leader) % 4]
+                play = last[0] if policy == "lead_shape" else last[(winner - leader) % self.players]
                 multiplier = kitty_multiplier(play, self.trump, policy)
             x += multiplier * sum(POINTS[c] for c in self.kitty)
         return max(0, x)
