@@ -21,12 +21,18 @@ const L = JSON.parse(document.getElementById("table-labels").textContent);
 const config = JSON.parse(document.getElementById("table-config").textContent);
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), +2 (partner), +3
+// Past four seats (RULES-FRIENDS.md §1) the others sit round the felt in play order: up the
+// right side, across the top from right to left, down the left side. [right, top, left] counts.
+const RING_SIDES = { 5: [1, 2, 1], 6: [2, 1, 2], 7: [2, 2, 2], 8: [2, 3, 2] };
 const SOUND_KEY = "shengji.sound"; // localStorage: "1" when the turn tone is on
 const CHECK_DEBOUNCE_MS = 150;
 const PING_EVERY_MS = 20000;
 const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
 const LEDGER_RETRY_MS = 500; // a hand just ended: its settlement (the wrap-up) is a moment behind
 const LEDGER_TRIES = 40;
+const REVEAL_GLOW_MS = 4000; // a friend just revealed: their seat glows this long
+const RANKS_HIGH_FIRST = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
+const SUIT_SYMBOLS = { S: "♠", H: "♥", C: "♣", D: "♦" };
 
 // --- small helpers -------------------------------------------------------------------------------
 
@@ -110,6 +116,12 @@ const ui = {
   ledgerTries: new Map(), // hand id → times the ledger was asked for before it was settled
   lastThrows: 0,
   hintBid: null, // the bid the last hint suggested ("5H 5H"), marked among the bid buttons
+  revealedAt: new Map(), // seat → when (ms) the view showed it revealed as a friend
+  reveals: [], // local chat lines of this hand's reveals: {hand, line}
+  calls: null, // 找朋友, the dealer's picks while burying: [{rank, suit, ordinal}]
+  callsFor: null, // the hand id the picks are for
+  callCheck: { key: null, ok: null, code: null, message: null },
+  pendingBury: null, // {hand, cards}: a bury to send once the view shows the calls made
 };
 
 function mySeat() {
@@ -127,29 +139,109 @@ function baseSeat() {
   return 0;
 }
 
+/** How many seats the table has: the view's `players`, else the seats listed, else four. */
+function seatCount() {
+  const v = view();
+  if (v && v.players) return v.players;
+  return game.seats.length > 4 ? game.seats.length : 4;
+}
+
+function isFriends(v) {
+  return Boolean(v && v.mode === "friends");
+}
+
+/** The id suffix of the seat's box and play slot: bottom/right/top/left at four seats, else
+ * r0 (bottom) … r<n-1>, counted from the bottom seat in play order. */
 function positionOf(seat) {
-  return POSITIONS[(seat - baseSeat() + 4) % 4];
+  const n = seatCount();
+  const relative = (seat - baseSeat() + n) % n;
+  return n === 4 ? POSITIONS[relative] : `r${relative}`;
+}
+
+function positionIds() {
+  const n = seatCount();
+  return n === 4 ? POSITIONS : Array.from({ length: n }, (_, k) => `r${k}`);
+}
+
+let ringBuilt = 0; // the seat count the felt is laid out for (0: the page's four seats)
+
+/** Past four seats: the felt's seat boxes and play slots rebuilt round the table, once. */
+function layoutFelt() {
+  const n = seatCount();
+  if (n === 4 || ringBuilt === n) return;
+  ringBuilt = n;
+  const felt = root.querySelector(".felt");
+  const [right, top] = RING_SIDES[n] || RING_SIDES[8];
+  const groups = { right: [], top: [], left: [] };
+  for (let k = 1; k < n; k += 1) {
+    if (k <= right) groups.right.unshift(k); // drawn top to bottom: the first after you lowest
+    else if (k <= right + top) groups.top.unshift(k); // drawn left to right: play goes leftwards
+    else groups.left.push(k);
+  }
+  const column = (className, ks, make) => {
+    const box = el("div", className);
+    for (const k of ks) box.append(make(k));
+    return box;
+  };
+  const seatBox = (k) => {
+    const box = el("div", `seat-box pos-r${k}`);
+    box.id = `seat-r${k}`;
+    return box;
+  };
+  const slot = (k) => {
+    const box = el("div", `play pos-r${k}`);
+    box.id = `play-r${k}`;
+    return box;
+  };
+  const trick = byId("trick");
+  const center = byId("trick-center");
+  trick.replaceChildren(
+    column("plays plays-top", groups.top, slot),
+    column("plays plays-left", groups.left, slot),
+    center,
+    column("plays plays-right", groups.right, slot),
+    column("plays plays-bottom", [0], slot),
+  );
+  felt.replaceChildren(
+    column("seats seats-top", groups.top, seatBox),
+    column("seats seats-left", groups.left, seatBox),
+    trick,
+    column("seats seats-right", groups.right, seatBox),
+    column("seats seats-bottom", [0], seatBox),
+  );
+  felt.classList.add("ring", `ring-${n}`);
+  rendered.delete(trick);
 }
 
 function seatInfo(seat) {
   return game.seats.find((s) => s.seat === seat) || { seat, user: null, bot: false, ready: false, connected: false };
 }
 
-/** The seat's compass name: seat 0 East, then South, West, North in play order. */
+/** The seat's compass name: seat 0 East, then South, West, North in play order; past four
+ * seats, its number (1 …). */
 function compass(seat) {
+  if (seatCount() !== 4) return String(seat + 1);
   return (L.compass || [])[seat] || String(seat + 1);
 }
 
-/** The seat inside a sentence ("南家", "South"). */
+/** The seat inside a sentence ("南家", "South"; "3 号位", "Seat 3" past four seats). */
 function seatCalled(seat) {
+  if (seatCount() !== 4) return fmt(L.seat_n || "{n}", { n: seat + 1 });
   return fmt(L.seat_called || "{compass}", { compass: compass(seat) });
 }
 
-/** 我 / 下家 / 对家 / 上家 for a seated viewer; null for a spectator. */
+/** 我 / 下家 / 对家 / 上家 for a seated viewer (past four seats: 我, 下家, 上家 only); null for a
+ * spectator. */
 function relativeName(seat) {
   const mine = mySeat();
   if (mine === null || mine === undefined) return null;
-  return (L.relative || [])[(seat - mine + 4) % 4] || null;
+  const n = seatCount();
+  const k = (seat - mine + n) % n;
+  if (n === 4) return (L.relative || [])[k] || null;
+  if (k === 0) return (L.relative || [])[0] || null;
+  if (k === 1) return (L.relative || [])[1] || null;
+  if (k === n - 1) return (L.relative || [])[3] || null;
+  return null;
 }
 
 function seatName(seat) {
@@ -329,6 +421,7 @@ function onState(frame) {
   game.deadlineAt = game.hand && game.hand.deadline ? Date.parse(game.hand.deadline) : null;
   if (game.hand && game.hand.status !== "playing") game.deadlineAt = null;
   ui.waitingAction = 0;
+  keepRevealLines();
   renderAll();
 }
 
@@ -356,6 +449,11 @@ function resetHandUi() {
   ui.check = { key: null, ok: false, code: null, message: null, pending: false };
   ui.lastThrows = 0;
   ui.hintBid = null;
+  ui.revealedAt = new Map();
+  ui.calls = null;
+  ui.callsFor = null;
+  ui.callCheck = { key: null, ok: null, code: null, message: null };
+  ui.pendingBury = null;
 }
 
 /** What makes a new turn: the phase, who acts, and how far the tricks are. */
@@ -384,8 +482,86 @@ function afterViewChange(before, after) {
     setNote(text, "warn");
   }
   ui.lastThrows = throws.length;
+  noteReveals(before, after);
+  sendPendingBury(after);
   const myTurnNow = mine !== null && after.to_act === mine && newTurn && ["burying", "playing"].includes(after.phase);
   if (myTurnNow && !seatInfo(mine).autopilot) turnTone();
+}
+
+/** 找朋友 (RULES-FRIENDS.md §3.4): a call filled since the last view is a visible moment: the
+ * seat glows and is marked, a note and a chat line say who. */
+function noteReveals(before, after) {
+  if (!isFriends(after) || !after.calls || !before) return;
+  const was = before.calls || [];
+  after.calls.forEach((call, i) => {
+    if (call.seat === null || call.seat === undefined) return;
+    if (was[i] && was[i].seat !== null && was[i].seat !== undefined) return;
+    const name = seatName(call.seat);
+    const words = { name, nth: nthText(call.ordinal), card: cardName(call.card, L) };
+    const joins = call.seat !== after.dealer && !(before.side || []).includes(call.seat);
+    // A call filled by a seat already on the side is used up (join_policy unrestricted).
+    const text = joins ? fmt(L.friend_revealed_line, words) : `${words.nth}${words.card} · ${fmt(L.call_used, { name })}`;
+    const line = { user: null, system: true, code: "", params: [], text, local: true };
+    ui.reveals.push({ hand: game.hand.id, line });
+    game.chat.push(line);
+    if (joins) {
+      ui.revealedAt.set(call.seat, Date.now());
+      setTimeout(renderSeats, REVEAL_GLOW_MS + 50);
+      setNote(fmt(L.friend_revealed, { name }), "reveal");
+    }
+  });
+}
+
+/** A state's chat replaces ours: this hand's reveal lines are kept unless the server has its
+ * own lines for them. */
+function keepRevealLines() {
+  const hand = game.hand ? game.hand.id : null;
+  ui.reveals = ui.reveals.filter((item) => item.hand === hand);
+  if (game.chat.some((line) => line.code === "friend_revealed")) return;
+  for (const item of ui.reveals) game.chat.push(item.line);
+}
+
+/** "第2张" / "2nd": which copy of the called card. */
+function nthText(ordinal) {
+  return (L.call_nth || [])[ordinal - 1] || String(ordinal);
+}
+
+/** A called card as players write it: the suit's mark and the rank ("♠A", "♥10"). */
+function calledCard(card) {
+  const box = el("span", "called-card");
+  const suit = card.slice(-1);
+  const rank = card.slice(0, -1) === "T" ? "10" : card.slice(0, -1);
+  box.classList.add(suit === "H" || suit === "D" ? "red" : "black");
+  box.append(suitIcon(suit, "suit-icon"), rank);
+  box.setAttribute("aria-label", cardName(card, L));
+  return box;
+}
+
+/** One call: "第2张♠A的人是朋友 · 已出1张", and who filled it once filled. */
+function callLine(call, v) {
+  const item = el("li", "call");
+  const [before, after] = String(L.call_text || "{nth} {card}").split("{card}");
+  item.append(fmt(before, { nth: nthText(call.ordinal) }), calledCard(call.card), fmt(after || "", { nth: nthText(call.ordinal) }));
+  item.append(el("span", "call-seen", ` · ${fmt(L.call_seen, { n: call.seen || 0 })}`));
+  if (call.seat !== null && call.seat !== undefined) {
+    const used = call.seat === v.dealer || !isFriendOfDealerOnly(v, call);
+    item.append(el("span", used ? "call-used" : "call-filled", ` · ${fmt(used ? L.call_used : L.call_filled, { name: seatName(call.seat) })}`));
+    item.classList.add("filled");
+  }
+  return item;
+}
+
+/** Whether the call brought its seat onto the side (not a seat the side already had). */
+function isFriendOfDealerOnly(v, call) {
+  const calls = v.calls || [];
+  const first = calls.findIndex((c) => c.seat === call.seat);
+  return call.seat !== v.dealer && calls[first] === call;
+}
+
+function callsList(v, className) {
+  const list = el("ul", `calls-list ${className || ""}`);
+  for (const call of v.calls || []) list.append(callLine(call, v));
+  return list;
 }
 
 /** The picked cards that are still in the hand (a multiset intersection). */
@@ -466,6 +642,7 @@ function onError(frame) {
     if (!["not_seated", "no_hand", "rate_limited"].includes(frame.code)) return;
   }
   ui.waitingAction = 0;
+  ui.pendingBury = null;
   setNote(errorText(frame.code, frame.message), "error");
   if (frame.code === "stale_seq") send({ type: "state" });
   renderActions();
@@ -479,9 +656,14 @@ function selectionKey(action, cards) {
 
 let checkTimer = null;
 
+/** How many cards the dealer buries: the view's kitty size (8 at a classic table). */
+function kittySize(v) {
+  return (v && v.kitty_size) || 8;
+}
+
 function scheduleSelectionCheck() {
   const action = selectionAction();
-  if (!action || !ui.selected.length || (action === "bury" && ui.selected.length !== 8)) {
+  if (!action || !ui.selected.length || (action === "bury" && ui.selected.length !== kittySize(view()))) {
     clearTimeout(checkTimer);
     ui.check = { key: null, ok: false, code: null, message: null, pending: false };
     return;
@@ -510,8 +692,8 @@ function selectionAction() {
   return null;
 }
 
-// Bids: every showing the hand holds (a level card, a pair of level cards, a pair of jokers),
-// each offered only once the server says it would stand now.
+// Bids: every showing the hand holds (1 to `decks` copies of a level card, 2 or more identical
+// jokers; RULES-FRIENDS.md §2), each offered only once the server says it would stand now.
 
 function bidCandidates(v) {
   const cards = parseCards(v.hand);
@@ -520,10 +702,12 @@ function bidCandidates(v) {
   for (const suit of ["S", "H", "C", "D"]) {
     const card = `${v.level}${suit}`;
     const n = have.get(card) || 0;
-    if (n >= 1) found.push([card]);
-    if (n >= 2) found.push([card, card]);
+    for (let k = 1; k <= n; k += 1) found.push(Array(k).fill(card));
   }
-  for (const joker of ["SJ", "BJ"]) if ((have.get(joker) || 0) >= 2) found.push([joker, joker]);
+  for (const joker of ["SJ", "BJ"]) {
+    const n = have.get(joker) || 0;
+    for (let k = 2; k <= n; k += 1) found.push(Array(k).fill(joker));
+  }
   return found;
 }
 
@@ -558,13 +742,164 @@ function refreshBids() {
 function primaryAction() {
   const action = selectionAction();
   if (!action) return;
-  if (!ui.check.ok || ui.check.key !== selectionKey(action, ui.selected)) {
-    if (action === "bury" && ui.selected.length !== 8) setNote(fmt(L.bury_pick, { n: ui.selected.length }), "warn");
+  if (!selectionReady(action)) {
+    const k = kittySize(view());
+    if (action === "bury" && ui.selected.length !== k) setNote(fmt(L.bury_pick_k, { n: ui.selected.length, k }), "warn");
     return;
   }
-  act({ type: action, seq: game.hand.seq, cards: formatCards(ui.selected) });
+  if (action === "bury" && needsCall()) {
+    // 找朋友: the calls go first (their own action), then this bury at the view that shows them.
+    ui.pendingBury = { hand: game.hand.id, cards: formatCards(ui.selected) };
+    act({ type: "call", seq: game.hand.seq, calls: callsText() });
+  } else {
+    act({ type: action, seq: game.hand.seq, cards: formatCards(ui.selected) });
+  }
   ui.check = { key: null, ok: false, code: null, message: null, pending: false };
   renderActions();
+}
+
+/** The selection may be sent: the server said so (a bury in 找朋友 may still lack its calls,
+ * which go first, once they are checked too). */
+function selectionReady(action) {
+  if (ui.check.key !== selectionKey(action, ui.selected)) return false;
+  if (action !== "bury" || !isFriends(view())) return ui.check.ok;
+  if (!ui.check.ok && ui.check.code !== "calls_missing") return false;
+  return !needsCall() || ui.callCheck.ok === true;
+}
+
+// 找朋友: the dealer's calls while burying (RULES-FRIENDS.md §3.3), "2AS 1KH" (ordinal, card).
+
+/** The dealer picks calls now: a 找朋友 hand, burying, this seat the dealer. */
+function picksCalls() {
+  const v = view();
+  return Boolean(isFriends(v) && handLive() && v.phase === "burying" && v.dealer === mySeat() && mySeat() !== null);
+}
+
+/** Picks to start from: the A of each plain suit (not trump), first copy; the server checks. */
+function defaultCalls(v) {
+  const trumpSuit = v.trump ? v.trump.suit : null;
+  const suits = ["S", "H", "C", "D"].filter((suit) => suit !== trumpSuit);
+  const rank = v.level === "A" ? "K" : "A";
+  const calls = [];
+  for (let i = 0; i < (v.friends || 1); i += 1) {
+    const suit = suits[i % suits.length];
+    calls.push({ rank: i < suits.length ? rank : "K", suit, ordinal: 1 });
+  }
+  return calls;
+}
+
+function callsText() {
+  return (ui.calls || []).map((c) => `${c.ordinal}${c.rank}${c.suit}`).join(" ");
+}
+
+/** The calls the view says were made (the dealer's own view), as "2AS 1KH". */
+function madeCallsText(v) {
+  return (v && v.calls ? v.calls : []).map((c) => `${c.ordinal}${c.card}`).join(" ");
+}
+
+function needsCall() {
+  return picksCalls() && madeCallsText(view()) !== callsText();
+}
+
+function scheduleCallCheck() {
+  if (!picksCalls() || !needsCall()) return;
+  const text = callsText();
+  const key = `call|${text}|${game.hand.id}|${game.hand.seq}`;
+  if (ui.callCheck.key === key) return;
+  ui.callCheck = { key, ok: null, code: null, message: null };
+  requestCheck("call", text, key, (ok, code, message) => {
+    if (ui.callCheck.key !== key) return;
+    ui.callCheck = { key, ok, code, message };
+    renderCallsPick();
+    renderActions();
+  });
+}
+
+/** The bury waiting for its calls: sent with the view that shows them made. */
+function sendPendingBury(v) {
+  const pending = ui.pendingBury;
+  if (!pending || !game.hand || pending.hand !== game.hand.id) return;
+  if (v.phase !== "burying" || v.dealer !== mySeat()) {
+    ui.pendingBury = null;
+    return;
+  }
+  if (!v.calls || !v.calls.length) return;
+  ui.pendingBury = null;
+  act({ type: "bury", seq: game.hand.seq, cards: pending.cards });
+}
+
+/** The dealer's call pickers: for each friend a card (rank, suit) and which copy. Drawn once
+ * per hand and kept (a view does not redraw a select under the pointer); the status is its own. */
+function renderCallsPick() {
+  const box = byId("calls-pick");
+  const v = view();
+  if (!picksCalls() || seatInfo(mySeat()).autopilot) {
+    box.hidden = true;
+    box.replaceChildren();
+    box.dataset.hand = "";
+    return;
+  }
+  box.hidden = false;
+  if (ui.callsFor !== game.hand.id || !ui.calls) {
+    ui.calls = v.calls && v.calls.length
+      ? v.calls.map((c) => ({ rank: c.card.slice(0, -1), suit: c.card.slice(-1), ordinal: c.ordinal }))
+      : defaultCalls(v);
+    ui.callsFor = game.hand.id;
+  }
+  if (box.dataset.hand !== String(game.hand.id) || box.dataset.count !== String(ui.calls.length)) {
+    box.dataset.hand = String(game.hand.id);
+    box.dataset.count = String(ui.calls.length);
+    box.replaceChildren(el("h3", "calls-pick-title", L.call_pick_title));
+    ui.calls.forEach((call, i) => box.append(callPicker(call, i, v)));
+    box.append(el("p", "calls-status", ""));
+  }
+  const status = box.querySelector(".calls-status");
+  status.className = "calls-status";
+  const made = madeCallsText(v);
+  if (made && made === callsText()) {
+    status.textContent = fmt(L.calls_sent, { calls: "" });
+    status.append(callsList(v, "calls-mine"));
+    status.classList.add("ok");
+  } else if (ui.callCheck.ok === null) {
+    status.textContent = L.call_checking;
+  } else if (ui.callCheck.ok) {
+    status.textContent = L.call_ok;
+    status.classList.add("ok");
+  } else {
+    status.textContent = errorText(ui.callCheck.code, ui.callCheck.message);
+    status.classList.add("error");
+  }
+}
+
+function callPicker(call, i, v) {
+  const row = el("div", "call-picker");
+  row.dataset.call = String(i);
+  row.append(el("span", "call-picker-n", fmt(L.call_pick_n, { n: i + 1 })));
+  const choose = (label, name, options, value) => {
+    const select = el("select", `call-${name}`);
+    select.setAttribute("aria-label", `${fmt(L.call_pick_n, { n: i + 1 })} · ${label}`);
+    select.dataset.field = name;
+    for (const [optionValue, text] of options) {
+      const option = el("option", "", text);
+      option.value = optionValue;
+      if (optionValue === String(value)) option.selected = true;
+      select.append(option);
+    }
+    select.addEventListener("change", () => {
+      const picked = ui.calls[i];
+      picked[name] = name === "ordinal" ? Number(select.value) : select.value;
+      ui.note = null;
+      scheduleCallCheck();
+      renderCallsPick();
+      renderActions();
+    });
+    return select;
+  };
+  const decks = v.decks || 2;
+  row.append(choose(L.call_ordinal, "ordinal", Array.from({ length: decks }, (_, k) => [String(k + 1), nthText(k + 1)]), call.ordinal));
+  row.append(choose(L.call_suit, "suit", ["S", "H", "C", "D"].map((suit) => [suit, `${SUIT_SYMBOLS[suit]} ${(L.suit_names || {})[suit] || suit}`]), call.suit));
+  row.append(choose(L.call_rank, "rank", RANKS_HIGH_FIRST.map((rank) => [rank, rankWord(rank)]), call.rank));
+  return row;
 }
 
 function bid(cards) {
@@ -628,12 +963,15 @@ function setNote(text, kind) {
 // --- drawing -------------------------------------------------------------------------------------
 
 function renderAll() {
+  layoutFelt();
   refreshBids();
   scheduleSelectionCheck();
   renderHeader();
   renderSeats();
   renderTrick();
   renderHand();
+  renderCallsPick();
+  scheduleCallCheck();
   renderActions();
   renderInfo();
   renderStrip();
@@ -656,8 +994,22 @@ function renderHeader() {
   byId("table-name").textContent = t.ranked ? L.quick_match_name.replace("{name}", t.name) : t.name;
   const rules = config.rules && config.rules.name ? config.rules.name : t.preset;
   const parts = [t.ranked ? L.ranked : L.casual, rules, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
+  const shape = shapeText();
+  if (shape) parts.splice(1, 0, shape);
   byId("table-meta").textContent = parts.join(" · ");
   byId("table-number").textContent = numberingText();
+}
+
+/** The table's shape in words ("6人 · 3副 · 找朋友"); nothing at a classic table. */
+function shapeText() {
+  if (config.rules && config.rules.shape) return config.rules.shape;
+  const v = view();
+  const t = game.table || {};
+  const players = (v && v.players) || t.players || seatCount();
+  const decks = (v && v.decks) || t.decks || 2;
+  const mode = (v && v.mode) || t.mode || "tractor";
+  if (players === 4 && decks === 2 && mode === "tractor") return "";
+  return fmt(L.shape, { players, decks, mode: (L.modes || {})[mode] || mode });
 }
 
 /** "第 1 盘 第 3 局": this table's match and the hand within it (not site-wide ids). */
@@ -674,6 +1026,7 @@ function seatBadges(seat, v) {
   const badges = el("span", "badges");
   const info = seatInfo(seat);
   if (v && v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
+  if (isFriendOfDealer(v, seat)) badges.append(el("span", "badge friend", L.friend_badge));
   // A player on 托管 keeps their seat: one badge says so, not the bot's as well.
   if (info.autopilot) badges.append(el("span", "badge autopilot", L.autopilot_badge));
   else if (info.bot) badges.append(el("span", "badge bot", L.bot));
@@ -699,10 +1052,27 @@ function awayText(until) {
   return fmt(words, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
 }
 
+/** 找朋友: a revealed friend (on the dealer's side, not the dealer; RULES-FRIENDS.md §3.4). */
+function isFriendOfDealer(v, seat) {
+  return isFriends(v) && v.dealer !== seat && (v.side || []).includes(seat);
+}
+
+/** What a seat's line says about its side: 庄家方 / 闲家 where the sides are known. In 找朋友
+ * the attackers are known only at the hand's end (the friend badge marks the side before). */
+function sideWord(v, seat) {
+  if (!isFriends(v)) {
+    if (v.defenders) return v.defenders.includes(seat) ? L.defenders_short : L.attackers_short;
+    return null;
+  }
+  if (v.result && v.result.defenders) return v.result.defenders.includes(seat) ? L.defenders_short : L.attackers_short;
+  return null;
+}
+
 function renderSeats() {
   const v = view();
   const mine = mySeat();
-  for (let seat = 0; seat < 4; seat += 1) {
+  const n = seatCount();
+  for (let seat = 0; seat < n; seat += 1) {
     const box = byId(`seat-${positionOf(seat)}`);
     const out = el("div");
     box.dataset.seat = String(seat);
@@ -711,21 +1081,36 @@ function renderSeats() {
     box.classList.toggle("acting", Boolean(acting));
     box.classList.toggle("mine", seat === mine);
     box.classList.toggle("empty", !info.user && !info.bot);
+    box.classList.toggle("friend", isFriendOfDealer(v, seat));
+    box.classList.toggle("revealed-now", Date.now() - (ui.revealedAt.get(seat) || 0) < REVEAL_GLOW_MS);
     const head = el("div", "seat-head");
     const wind = el("span", "wind", compass(seat));
     wind.title = seatCalled(seat);
-    const name = el("span", "seat-name", seatName(seat));
+    // Round a bigger table the number beside the name says which seat: a bot is just 电脑.
+    const ringBot = n !== 4 && !info.user && info.bot;
+    const name = el("span", "seat-name", ringBot ? L.bot : seatName(seat));
+    name.title = seatName(seat);
     head.append(wind, name);
     const relative = relativeName(seat);
     if (relative) head.append(el("span", `relative${seat === mine ? " me" : ""}`, relative));
-    head.append(seatBadges(seat, v));
+    const badges = seatBadges(seat, v);
+    if (ringBot) badges.querySelector(".badge.bot")?.remove();
+    head.append(badges);
     out.append(head);
     const line = el("div", "seat-line");
     if (v && handLive()) {
       line.append(el("span", "count", countText("cards_n", v.card_counts[seat])));
-      const team = seat % 2;
-      if (v.defenders) line.append(el("span", "side", v.defenders.includes(seat) ? L.defenders_short : L.attackers_short));
-      else line.append(el("span", "side muted", levelText(v.levels[team])));
+      const side = sideWord(v, seat);
+      if (side) line.append(el("span", "side", side));
+      else if (!isFriends(v)) line.append(el("span", "side muted", levelText(v.levels[seat % 2])));
+    }
+    if (v && v.seat_points && ["playing", "finished"].includes(v.phase)) {
+      const taken = el("span", "seat-points", fmt(L.seat_points, { n: v.seat_points[seat] }));
+      taken.title = L.seat_points_title;
+      line.append(taken);
+    }
+    if (v && isFriends(v) && v.levels && v.levels.length > 2) {
+      line.append(el("span", "seat-level", levelText(v.levels[seat])));
     }
     if (acting) {
       const clock = el("span", "clock", "");
@@ -767,7 +1152,7 @@ function seatControls(seat, info) {
 function renderTrick() {
   const v = view();
   const area = byId("trick");
-  for (const pos of POSITIONS) byId(`play-${pos}`).replaceChildren();
+  for (const pos of positionIds()) byId(`play-${pos}`).replaceChildren();
   const center = byId("trick-center");
   center.replaceChildren();
   area.classList.remove("showing-last", "done");
@@ -789,8 +1174,10 @@ function renderTrick() {
   if (trick) {
     for (const play of trick.plays) {
       const slot = byId(`play-${positionOf(play.seat)}`);
-      const row = cardRow(parseCards(play.cards), L, "trick-cards", "both");
-      row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(parseCards(play.cards), L)}`);
+      const played = parseCards(play.cards);
+      const row = cardRow(played, L, played.length > 4 ? "trick-cards long" : "trick-cards", "both");
+      row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(played, L)}`);
+      if (seatCount() !== 4) slot.append(el("span", "play-who", compass(play.seat)));
       slot.append(row);
       if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
     }
@@ -799,7 +1186,9 @@ function renderTrick() {
     }
   }
   if (["dealing", "bidding"].includes(v.phase)) {
-    center.append(el("span", "phase-note", v.phase === "dealing" ? fmt(L.dealing_n, { n: v.drawn }) : L.bidding));
+    const total = (v.card_counts || []).length && v.players ? dealtTotal(v) : 100;
+    const dealing = total === 100 ? fmt(L.dealing_n, { n: v.drawn }) : fmt(L.dealing_nt, { n: v.drawn, total });
+    center.append(el("span", "phase-note", v.phase === "dealing" ? dealing : L.bidding));
     const bids = v.bids || [];
     if (bids.length) {
       const standing = bids[bids.length - 1];
@@ -809,9 +1198,20 @@ function renderTrick() {
     }
   } else if (v.phase === "burying") {
     center.append(el("span", "phase-note", fmt(L.burying_by, { name: seatName(v.dealer) })));
+    if (isFriends(v) && v.dealer !== mySeat()) center.append(el("span", "muted calls-note", L.calls_waiting));
   } else if (v.phase === "finished" && !trick) {
     center.append(el("span", "phase-note", L.hand_over));
   }
+  if (isFriends(v) && v.calls && v.calls.length && ["playing", "finished"].includes(v.phase) && seatCount() !== 4) {
+    center.append(callsList(v, "calls-center"));
+  }
+}
+
+/** The cards the deal hands out: 54 × decks less the kitty (100 at a classic table). */
+function dealtTotal(v) {
+  const decks = v.decks || 2;
+  const kitty = v.kitty_size || 8;
+  return 54 * decks - kitty;
 }
 
 function renderHand() {
@@ -923,8 +1323,10 @@ function renderActions() {
       box.append(button(L.hint, "secondary hint-button", askHint, { "data-action": "hint", title: L.hint_title }));
     }
     if (action) {
-      const ready = ui.check.ok && ui.check.key === selectionKey(action, ui.selected);
-      const label = action === "bury" ? fmt(L.bury_n, { n: ui.selected.length }) : L.play;
+      const ready = selectionReady(action);
+      const k = kittySize(v);
+      const buryWords = needsCall() ? L.bury_and_call : L.bury_nk;
+      const label = action === "bury" ? (k === 8 && !isFriends(v) ? fmt(L.bury_n, { n: ui.selected.length }) : fmt(buryWords, { n: ui.selected.length, k })) : L.play;
       const node = button(label, "primary", primaryAction, { "data-action": action, id: "primary-action" });
       node.disabled = !ready;
       box.append(node);
@@ -1010,7 +1412,7 @@ function renderTools() {
     const none = el("option", "", L.watch_public);
     none.value = "";
     select.append(none);
-    for (let seat = 0; seat < 4; seat += 1) {
+    for (let seat = 0; seat < seatCount(); seat += 1) {
       const option = el("option", "", fmt(L.watch_n, { name: `${compass(seat)} · ${seatName(seat)}` }));
       option.value = String(seat);
       if (game.you.watching === seat) option.defaultSelected = true;
@@ -1047,6 +1449,18 @@ function onHint(frame) {
     ui.note = null;
     scheduleSelectionCheck();
     renderHand();
+    renderActions();
+    return;
+  }
+  if (frame.action === "call" && picksCalls() && frame.calls) {
+    ui.calls = String(frame.calls).split(" ").filter(Boolean).map((text) => ({
+      ordinal: Number(text[0]),
+      rank: text.slice(1, -1),
+      suit: text.slice(-1),
+    }));
+    byId("calls-pick").dataset.hand = "";
+    scheduleCallCheck();
+    renderCallsPick();
     renderActions();
     return;
   }
@@ -1139,7 +1553,7 @@ function statusText() {
     if (mine === null) return config.me.logged_in ? L.pick_a_seat : L.spectating;
     const me = seatInfo(mine);
     const seated = game.seats.filter((s) => s.user || s.bot).length;
-    if (seated < 4) return L.waiting_players;
+    if (seated < seatCount()) return seatCount() === 4 ? L.waiting_players : fmt(L.waiting_players_n, { n: seatCount() });
     return me.ready ? L.waiting_ready : L.press_ready_hint;
   }
   if (!v) return "";
@@ -1149,7 +1563,9 @@ function statusText() {
   if (v.phase === "bidding") return L.bidding_hint;
   if (v.phase === "burying") {
     if (v.dealer !== mine) return fmt(L.burying_by, { name: seatName(v.dealer) });
-    return fmt(L.bury_pick, { n: ui.selected.length });
+    const k = kittySize(v);
+    if (isFriends(v)) return fmt(L.bury_pick_call, { n: ui.selected.length, k });
+    return k === 8 ? fmt(L.bury_pick, { n: ui.selected.length }) : fmt(L.bury_pick_k, { n: ui.selected.length, k });
   }
   if (v.phase === "playing") {
     if (v.to_act !== mine) return fmt(L.to_act_is, { name: seatName(v.to_act) });
@@ -1164,7 +1580,8 @@ function renderStatus() {
   status.replaceChildren();
   status.append(el("span", "status-main", statusText()));
   const action = selectionAction();
-  if (action && ui.selected.length && ui.check.key === selectionKey(action, ui.selected) && !ui.check.pending && !ui.check.ok) {
+  const callsFirst = ui.check.code === "calls_missing" && picksCalls(); // the picker says what is missing
+  if (action && ui.selected.length && ui.check.key === selectionKey(action, ui.selected) && !ui.check.pending && !ui.check.ok && !callsFirst) {
     status.append(el("span", "reason", errorText(ui.check.code, ui.check.message)));
   } else if (ui.note) {
     status.append(el("span", `note ${ui.note.kind}`, ui.note.text));
@@ -1181,7 +1598,7 @@ function levelDiffers(v) {
   const source = document.querySelector("#rules-card [data-option='level_source']");
   if (source && source.dataset.value === "random") return true;
   const levels = v.levels || [];
-  if (v.dealer !== null && v.dealer !== undefined) return v.level !== levels[v.dealer % 2];
+  if (v.dealer !== null && v.dealer !== undefined) return v.level !== levels[levelIndex(v, v.dealer)];
   return !levels.includes(v.level);
 }
 
@@ -1200,13 +1617,33 @@ function trumpText(v) {
   return box;
 }
 
-/** Each side's level: "我方 打5 · 对方 打2", or by seats for a spectator. */
+/** Where a seat's level is: its team's entry, or its own in 找朋友 (levels per player). */
+function levelIndex(v, seat) {
+  return (v.levels || []).length > 2 ? seat : seat % 2;
+}
+
+/** A team by its seats past four seats ("1·3·5"), by compass at four. */
+function teamSeats(team) {
+  if (seatCount() === 4) return team === 0 ? L.team_02 : L.team_13;
+  const seats = [];
+  for (let seat = team; seat < seatCount(); seat += 2) seats.push(compass(seat));
+  return seats.join("·");
+}
+
+/** Each side's level: "我方 打5 · 对方 打2", or by seats for a spectator; in 找朋友 your own
+ * level and the dealer's ("我 打3 · 庄家 打5"). */
 function sidesText(v) {
   const mine = mySeat();
   const levels = v.levels || [];
+  if (levels.length > 2) {
+    const parts = [];
+    if (mine !== null && mine !== undefined) parts.push(`${L.my_level} ${levelText(levels[mine])}`);
+    if (v.dealer !== null && v.dealer !== undefined && v.dealer !== mine) parts.push(`${L.dealer_level} ${levelText(levels[v.dealer])}`);
+    return parts.join(" · ");
+  }
   const teamName = (team) => {
     if (mine !== null && mine !== undefined) return team === mine % 2 ? L.us : L.them;
-    return team === 0 ? L.team_02 : L.team_13;
+    return teamSeats(team);
   };
   const order = mine !== null && mine !== undefined && mine % 2 === 1 ? [1, 0] : [0, 1];
   return order.map((team) => `${teamName(team)} ${levelText(levels[team])}`).join(" · ");
@@ -1224,6 +1661,9 @@ function renderStrip() {
     box.append(el("span", "strip-item strip-sides", sidesText(v)));
     if (v.phase === "playing" || v.phase === "finished") {
       box.append(el("span", "strip-item strip-points", `${L.attackers_points} ${v.points.attackers}`));
+    }
+    if (isFriends(v) && v.calls && v.calls.length && v.phase !== "burying") {
+      box.append(callsList(v, "strip-item strip-calls"));
     }
     const clock = el("span", "strip-item strip-clock", "");
     clock.dataset.clock = "1";
@@ -1261,6 +1701,7 @@ function renderInfo() {
     list.append(infoRow(L.tricks, String(v.tricks_played)));
   }
   box.append(list);
+  renderShapeInfo(box, v);
   const pointCards = parseCards(v.point_cards ? v.point_cards.attackers : "");
   if (pointCards.length) {
     box.append(el("p", "info-sub", L.point_cards));
@@ -1287,6 +1728,34 @@ function renderInfo() {
   }
 }
 
+/** 找朋友 and bigger tables: the calls and how far each is, then every seat's points taken and
+ * (找朋友) level, the dealer's side marked. */
+function renderShapeInfo(box, v) {
+  if (isFriends(v)) {
+    box.append(el("p", "info-sub", L.calls_title));
+    if (v.calls && v.calls.length) box.append(callsList(v, "calls-info"));
+    else box.append(el("p", "muted calls-note", v.calls_made ? L.calls_at_lead : L.calls_waiting));
+  }
+  if (!v.seat_points || seatCount() === 4 && !isFriends(v)) return;
+  if (!["playing", "finished"].includes(v.phase) && !isFriends(v)) return;
+  box.append(el("p", "info-sub", isFriends(v) ? `${L.seat_points_title} · ${L.levels_each}` : L.seat_points_title));
+  const list = el("ul", "seat-table");
+  for (let seat = 0; seat < seatCount(); seat += 1) {
+    const item = el("li", "seat-row");
+    if (seat === v.dealer) item.classList.add("dealer");
+    if (isFriendOfDealer(v, seat)) item.classList.add("friend");
+    const who = el("span", "seat-row-name");
+    who.append(el("span", "wind", compass(seat)), ` ${seatName(seat)}`);
+    if (seat === v.dealer) who.append(" ", el("span", "badge dealer", L.dealer_short));
+    if (isFriendOfDealer(v, seat)) who.append(" ", el("span", "badge friend", L.friend_badge));
+    item.append(who);
+    if (isFriends(v)) item.append(el("span", "seat-row-level", levelText(v.levels[seat])));
+    item.append(el("span", "seat-row-points", fmt(L.seat_points, { n: v.seat_points[seat] })));
+    list.append(item);
+  }
+  box.append(list);
+}
+
 function renderResult() {
   const box = byId("result");
   const v = view();
@@ -1311,8 +1780,17 @@ function renderResult() {
     const bonus = r.kitty_multiplier ? fmt(L.kitty_bonus_value, { points: r.kitty_points, times: r.kitty_multiplier, bonus: r.kitty_bonus }) : "0";
     list.append(infoRow(L.kitty_bonus, bonus));
     if (r.penalty_points) list.append(infoRow(L.penalty_points, String(r.penalty_points)));
-    list.append(infoRow(L.team_02, `${levelText(r.levels_at_start[0])} → ${levelText(r.levels_after[0])}`));
-    list.append(infoRow(L.team_13, `${levelText(r.levels_at_start[1])} → ${levelText(r.levels_after[1])}`));
+    if (r.small_side_bonus) list.append(infoRow(L.side_final, fmt(L.small_side_bonus, { n: r.small_side_bonus })));
+    if (r.levels_at_start.length > 2) {
+      r.levels_at_start.forEach((level, seat) => {
+        const after = r.levels_after[seat];
+        const side = r.defenders.includes(seat) ? L.defenders_short : L.attackers_short;
+        list.append(infoRow(`${compass(seat)} ${seatName(seat)} · ${side}`, level === after ? levelText(level) : `${levelText(level)} → ${levelText(after)}`));
+      });
+    } else {
+      list.append(infoRow(teamSeats(0), `${levelText(r.levels_at_start[0])} → ${levelText(r.levels_after[0])}`));
+      list.append(infoRow(teamSeats(1), `${levelText(r.levels_at_start[1])} → ${levelText(r.levels_after[1])}`));
+    }
     if (r.next_dealer !== null && r.next_dealer !== undefined) list.append(infoRow(L.next_dealer, seatName(r.next_dealer)));
     box.append(list);
     if (r.match_over) box.append(el("p", "result-line", L.match_over));
