@@ -13,7 +13,7 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
-from django.db.models import OuterRef, QuerySet, Subquery
+from django.db.models import OuterRef, Q, QuerySet, Subquery
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
@@ -23,8 +23,11 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games import chat_words, rules_words, services
+from games.engine.rules import MAX_DECKS, MIN_DECKS, default_decks
 from games.errors import ApplicationError
 from games.models import (
+    MAX_SEATS,
+    SEATS,
     Action,
     AdminLog,
     ChatLine,
@@ -153,8 +156,8 @@ def _snapshot_value(key: str, snapshot: dict[str, Any]) -> Any:
     value = snapshot.get(key)
     if value is None:
         return _("trump not set yet") if key == "trump" else "—"
-    if key == "to_act" and value in range(4):
-        return chat_words.seat_compass()[value]
+    if key == "to_act" and value in range(MAX_SEATS):
+        return chat_words.seat_name(value, int(snapshot.get("players", SEATS)))
     if key == "level":
         return _level_words(value)
     if key == "trump" and isinstance(value, dict):
@@ -193,13 +196,52 @@ class PresetFilter(admin.SimpleListFilter):
         return queryset.filter(preset=value) if value else queryset
 
 
+class ModeFilter(admin.SimpleListFilter):
+    """拖拉机 or 找朋友 (a house rule of the table: none is 拖拉机)."""
+
+    title = gettext_lazy("mode")
+    parameter_name = "mode"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return list(rules_words.mode_words().items())
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if value == "friends":
+            return queryset.filter(house_rules__mode="friends")
+        if value == "tractor":
+            return queryset.exclude(house_rules__mode="friends")
+        return queryset
+
+
+class DecksFilter(admin.SimpleListFilter):
+    """The decks a table plays with: its house rule, else the default for its players
+    (RULES-FRIENDS §1: 2 for 4–5, 3 for 6–7, 4 for 8)."""
+
+    title = gettext_lazy("decks")
+    parameter_name = "decks"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+        return [(str(decks), str(decks)) for decks in range(MIN_DECKS, MAX_DECKS + 1)]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        value = self.value()
+        if not value or not value.isdigit():
+            return queryset
+        decks = int(value)
+        by_default = [p for p in range(SEATS, MAX_SEATS + 1) if default_decks(p) == decks]
+        chosen = Q(house_rules__decks=decks)
+        default = ~Q(house_rules__has_key="decks") & Q(players__in=by_default)
+        return queryset.filter(chosen | default)
+
+
 @admin.register(Table)
 class TableAdmin(ReadOnlyAdmin):
     list_display = (
-        "id", "name", "status", "ranked", "rules", "stake", "min_balance", "seats_summary",
-        "hand_phase", "hand_seq", "hand_deadline", "created_at",
+        "id", "name", "status", "ranked", "rules", "players", "mode", "decks", "stake",
+        "min_balance", "seats_summary", "hand_phase", "hand_seq", "hand_deadline", "created_at",
     )  # fmt: skip
-    list_filter = ("status", "ranked", PresetFilter)
+    list_filter = ("status", "ranked", PresetFilter, "players", ModeFilter, DecksFilter)
     search_fields = ("name", "creator__username")
     inlines = [SeatInline]
     actions = ["close_tables"]
@@ -230,6 +272,14 @@ class TableAdmin(ReadOnlyAdmin):
         return rules_words.preset_label(
             table.preset + (rules_words.HOUSE_SUFFIX if table.house_rules else "")
         )
+
+    @admin.display(description=gettext_lazy("mode"))
+    def mode(self, table: Table) -> str:
+        return rules_words.mode_words()[table.rules().mode]
+
+    @admin.display(description=gettext_lazy("decks"))
+    def decks(self, table: Table) -> int:
+        return table.rules().decks
 
     @admin.display(description=gettext_lazy("seats"))
     def seats_summary(self, table: Table) -> str:

@@ -24,6 +24,9 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
     "back": (1,),
     "removed": (0,),
     "away_freed": (1,),
+    "friends_called": (0,),
+    "friend_joins": (0,),
+    "call_spent": (0,),
 }
 
 
@@ -95,6 +98,11 @@ def system_line_patterns() -> dict[str, str]:
         "practice": _("a practice hand: a bot is seated, no points or ratings move"),
         "away_freed": _("{0} is away: {1} is free"),
         "stands_short": _("{0} stands up: this table needs {1} table points"),
+        # Translators: 找朋友, the dealer's calls shown at the first lead; {1} is "2AS 1KH".
+        "friends_called": _("{0} calls friends: {1}"),
+        # Translators: 找朋友, a friend revealed: {2} is the ordinal, {1} the card ("第2张♠A").
+        "friend_joins": _("{0} plays copy {2} of {1}: a friend of the dealer"),
+        "call_spent": _("{0} plays copy {2} of {1}, already on the dealer's side: the call is used"),
     }
 
 

@@ -57,8 +57,7 @@ _MESSAGES: dict[str, Promise] = {
     ),
     "friends_needs_5_to_8_players": _("找朋友 (Finding Friends) needs 5 to 8 players"),
     "friends_out_of_range": _(
-        "the number of friends called is 1 to half the players less one (5 and 6 players: "
-        "up to 1 and 2, 7: 2, 8: 3), and none in 拖拉机"
+        "找朋友 calls 1 friend at 5 players, up to 2 at 6 or 7, up to 3 at 8; 拖拉机 calls none"
     ),
     "friends_only_option": _("that option belongs to 找朋友 (Finding Friends) only"),
     "invalid_mode": _("the mode is 拖拉机 (tractor) or 找朋友 (Finding Friends)"),

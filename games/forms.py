@@ -32,7 +32,7 @@ class ShapeForm(forms.Form):
         label=_("Decks"), required=False, help_text=_("empty: by the number of players")
     )
     friends = forms.IntegerField(
-        label=_("Friends called"),
+        label=_("Number of friends called"),
         required=False,
         help_text=_("找朋友: empty means half the players less one"),
     )

@@ -108,6 +108,7 @@ def public_summary(state: HandState, deadline: datetime | None) -> dict[str, Any
     trump = state.trump
     return {
         "phase": state.phase,
+        "players": state.players,
         "dealer": state.dealer,
         "to_act": state.to_act,
         "level": state.level,

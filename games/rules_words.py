@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
 from games.engine.rules import default_decks, default_friends
@@ -284,12 +284,13 @@ their values as the form sends them (``small_side_bonus`` as ``on``/``off``)."""
 
 
 def mode_words() -> dict[str, str]:
-    return {
-        # Translators: 拖拉机, the game with fixed partners.
-        "tractor": pgettext("mode", "Tractor"),
-        # Translators: 找朋友, the dealer calls friends.
-        "friends": pgettext("mode", "Finding Friends"),
-    }
+    """The modes in players' words (the table page's words: games/table_words.py)."""
+    return {"tractor": _("Tractor"), "friends": _("Finding Friends")}
+
+
+def shape_pattern() -> str:
+    """A shape in words with its parts to fill: "{players}人 · {decks}副 · {mode}"."""
+    return _("{players} players · {decks} decks · {mode}")
 
 
 def shape_option_labels() -> dict[str, str]:
@@ -342,15 +343,8 @@ def shape_words(rules: RuleSet | dict[str, Any]) -> str:
     is a rule set or its ``to_dict()`` (a stored hand's), whose missing shape keys are the
     classic ones."""
     players, decks, mode = _shape_of(rules)
-    return " · ".join(
-        (
-            # Translators: a table's number of players, as in "6人".
-            _("%(players)s players") % {"players": players},
-            # Translators: the number of decks a table plays with, as in "3副".
-            _("%(decks)s decks") % {"decks": decks},
-            str(mode_words().get(mode, mode)),
-        )
-    )
+    words = mode_words().get(mode, mode)
+    return shape_pattern().format(players=players, decks=decks, mode=words)
 
 
 def shape_form_data() -> dict[str, Any]:
@@ -364,11 +358,38 @@ def shape_form_data() -> dict[str, Any]:
             }
             for players in range(4, 9)
         },
-        "modes": {mode: str(words) for mode, words in mode_words().items()},
-        "players_words": _("%(players)s players"),
-        "decks_words": _("%(decks)s decks"),
+        "modes": mode_words(),
+        "shape": shape_pattern(),
         "options": {
             option: {"label": label, "words": shape_option_words()[option]}
             for option, label in shape_option_labels().items()
         },
     }
+
+
+# The shapes the home page offers for practice, the classic one first (its form posts
+# ``players`` and ``mode``: games.views.practice).
+PRACTICE_SHAPES: tuple[tuple[int, str], ...] = (
+    (4, "tractor"),
+    (5, "friends"),
+    (6, "friends"),
+    (6, "tractor"),
+    (7, "friends"),
+    (8, "friends"),
+    (8, "tractor"),
+)
+
+
+def practice_shapes() -> list[dict[str, Any]]:
+    """Each practice shape with its words ("6人 · 3副 · 找朋友"), decks by the players."""
+    return [
+        {
+            "players": players,
+            "mode": mode,
+            "decks": default_decks(players),
+            "words": shape_words(
+                {"players": players, "decks": default_decks(players), "mode": mode}
+            ),
+        }
+        for players, mode in PRACTICE_SHAPES
+    ]

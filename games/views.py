@@ -188,13 +188,12 @@ def _labels() -> dict[str, Any]:
 
 
 def _shape_labels() -> dict[str, Any]:
-    """How a script says a table's shape from its codes (``players``, ``decks``, ``mode`` of
-    the lobby feed and the state frame): "{players}人 · {decks}副 · 找朋友" in parts, and the
-    seats of a bigger table ("seat {n}", numbered from 1)."""
+    """How the lobby's script says a table's shape from its codes (``players``, ``decks``,
+    ``mode`` of the lobby feed): "{players}人 · {decks}副 · {mode}", and the seats of a bigger
+    table ("seat {n}", numbered from 1)."""
     return {
-        "shape_players": _("%(players)s players") % {"players": "{players}"},
-        "shape_decks": _("%(decks)s decks") % {"decks": "{decks}"},
-        "shape_modes": rules_words.mode_words(),
+        "shape": rules_words.shape_pattern(),
+        "modes": rules_words.mode_words(),
         "seat_numbered": _("seat %(n)s") % {"n": "{n}"},
     }
 
@@ -311,10 +310,7 @@ def _table_labels() -> dict[str, Any]:
         "bot": _("bot"),
         "you": _("you"),
         "away": _("away"),
-        **_shape_labels(),
-        "dealing_n_of": _("Dealing: {n}/{total}"),
-        "bury_n_of": _("Bury ({n}/{total})"),
-        "bury_pick_of": _("Choose {total} cards to bury ({n} chosen)."),
+        "seat_numbered": _("seat %(n)s") % {"n": "{n}"},
         "ready": _("ready"),
         "dealer_short": pgettext("badge on the dealer's seat", "dealer"),
         "defenders_short": _("defending"),

@@ -8,6 +8,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
+from games import rules_words
 from games import selectors as games_selectors
 from ladder import selectors as ladder_selectors
 from shengji_site.health import health_report
@@ -34,6 +35,7 @@ def _home_context(request: HttpRequest) -> dict[str, Any]:
         "rules_url": _url_or("rules", "/rules/"),
         "login_url": f"{reverse('login')}?next={reverse('home')}",
         "signup_grant": settings.LADDER_SIGNUP_GRANT,
+        "practice_shapes": rules_words.practice_shapes(),
     }
 
 
