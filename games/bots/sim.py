@@ -282,6 +282,9 @@ class SimHand:
         players = self.players
         winner = (self.leader + trick_winner(plays, self.trump)) % players
         if self.friends:
+            self.memory.tricks.append(
+                tuple(((self.leader + i) % players, cards) for i, cards in enumerate(plays))
+            )
             self.seat_points[winner] += sum(POINTS[c] for p in plays for c in p)
             if any(call.open for call in self.calls):
                 self._reveal()

@@ -81,3 +81,57 @@ def test_a_playouts_failed_throw_plays_the_rules_forced_part(forced_part: str, p
     sim.play(0, parse_cards("9S 8S8S 4S4S"))
     state.apply("play 0 9S 8S8S 4S4S")
     assert format_cards(sim.plays[0]) == format_cards(state.trick.plays[0]) == played
+
+
+@pytest.mark.parametrize("shape", ["5/2/friends", "6/3/friends", "6/3/tractor"])
+@pytest.mark.parametrize("name", ["ranked", "seed002", "seed004"])
+def test_a_playout_on_the_true_cards_matches_the_engine_at_bigger_tables(
+    shape: str, name: str
+) -> None:
+    # seed002 and seed004 read the kitty's multiplier from the last trick's winning play: a
+    # playout must find it among all the table's plays, not four.
+    from games.bots.legality import shape_rules
+
+    rules = shape_rules(name, shape)
+    for index in range(3):
+        final = played_hand(index, rules, seed=13)
+        assert final.result is not None
+        plays = sum(1 for a in final.actions if str(a).startswith("play"))
+        for state, history in states_at_plays(index, (1, plays // 2, plays - 3), rules, 13):
+            seat = state.to_act
+            assert seat is not None
+            k = knowledge_from_view(view_for(state, seat), rules, history)
+            world = World([list(h) for h in state.hands], list(state.buried))
+            sim = SimHand(k, world)
+            assert sim.playout(choose_play) == final.result.attacker_points
+            if k.mode == "friends":
+                assert sim.side == frozenset(final.result.defenders)
+
+
+def test_a_playouts_kitty_reads_the_winning_play_among_five_plays() -> None:
+    # Finding: the playout read the last trick's winning play as ``(winner - leader) % 4``;
+    # at five seats, led by seat 4, that is the play before the winner's (here a discard of
+    # two suits) instead of the winner's pair. seed002 reads the two-deck kitty multiplier from
+    # the winning play.
+    from games.bots.legality import shape_rules
+    from games.engine.scoring import card_points, kitty_multiplier
+
+    rules = shape_rules("seed002", "5/2/friends")
+    state, history = next(states_at_plays(0, (1,), rules, 13))
+    seat = state.to_act
+    assert seat is not None and state.trump is not None
+    k = knowledge_from_view(view_for(state, seat), rules, history)
+    sim = SimHand(k, World([list(h) for h in state.hands], list(state.buried)))
+    sim.attacker_points = 0
+    sim.seat_points = [0] * 5
+    sim.kitty = list(parse_cards("5D TD KD 3C 4C 6C 7C 8C"))
+    leader = 4
+    winner = next(s for s in range(4) if sim.is_attacker(s))
+    plays = ["3S 3S", "4S 5S", "8S 9S", "7S 6S", "KS KS"]
+    plays[(winner - leader) % 5] = "AS AS"
+    plays[(winner - leader) % 4] = "2D 4C"
+    last = [tuple(parse_cards(p)) for p in plays]
+    multiplier = kitty_multiplier(parse_cards("AS AS"), state.trump, rules.kitty_multiplier)
+    assert multiplier > 2
+    assert sum(card_points(c) for c in sim.kitty) == 25
+    assert sim.final_points(last, leader, winner) == multiplier * 25
