@@ -120,7 +120,11 @@ def play_deal(setup: Setup, index: int) -> DealResult:
             theirs = [g for s, g in enumerate(gains) if s % 2 != swap]
             margin = sum(mine) / len(mine) - sum(theirs) / len(theirs)
             result.levels.append(margin)
-            won = margin > 0
+            # Won: a larger share of A's seats than of B's on the winning side.
+            winners = [g > 0 or s in (hand_result.winning_seats or ()) for s, g in enumerate(gains)]
+            share_a = sum(w for s, w in enumerate(winners) if s % 2 == swap) / len(mine)
+            share_b = sum(w for s, w in enumerate(winners) if s % 2 != swap) / len(theirs)
+            won = share_a > share_b
         result.won.append(won)
         for seat in range(players):
             (result.times_a if seat % 2 == swap else result.times_b).extend(stats.times[seat])
