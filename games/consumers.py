@@ -286,6 +286,8 @@ class TableConsumer(SessionBound):
         self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
+        self.address = ratelimits.client_ip_from_scope(self.scope)
+        self.watch_asked: int | None = None  # the seat asked for; ``watching`` when allowed
         presence = await self._db(
             selectors.presence_if_visible,
             table_id=self.table_id,
@@ -389,6 +391,7 @@ class TableConsumer(SessionBound):
         if not self.seat_socket:
             await self._check_pending()
             return
+        await self._note_seated_address()
         if not await self._db(services.connections_touch, channel_name=self.channel_name):
             # The sweep forgot this socket while it lived: its player is here. Register it
             # again, which takes the seat back from the bot as a reconnect would.
@@ -479,8 +482,28 @@ class TableConsumer(SessionBound):
         if seat is not None and (type(seat) is not int or not 0 <= seat < MAX_SEATS):
             raise ApplicationError("invalid_seat")
         await self._check_pending()
-        self.watching = seat
+        self.watch_asked = seat
+        await self._watch_if_allowed()
         await self._refresh_now()
+
+    async def _watch_if_allowed(self) -> None:
+        """Watch the seat asked for, unless this socket's client address is a seated player's
+        at this table: a player's second account (another window, the same address) sees only
+        the public view, never a hand its owner shows to spectators (docs/PROTOCOL.md)."""
+        seat = self.watch_asked
+        if seat is not None:
+            seated_here = await sync_to_async(ratelimits.seated_address, thread_sensitive=False)(
+                table_id=self.table_id, address=self.address
+            )
+            seat = None if seated_here else seat
+        self.watching = seat
+
+    async def _note_seated_address(self) -> None:
+        """This seat socket's client address is a seated player's at the table, for as long
+        as the socket is heard of (``_watch_if_allowed``)."""
+        await sync_to_async(ratelimits.seated_address_note, thread_sensitive=False)(
+            table_id=self.table_id, address=self.address
+        )
 
     async def on_autopilot(self, content: dict[str, Any]) -> None:
         on = _switch(content)
@@ -650,6 +673,8 @@ class TableConsumer(SessionBound):
         socket was sent (a late copy from another process with a hand since started)."""
         if self.ended:
             return
+        if self.watch_asked is not None:  # a player may have sat down from this address
+            await self._watch_if_allowed()
         change = event.get("change")
         if (
             change is not None
@@ -708,6 +733,7 @@ class TableConsumer(SessionBound):
         )
         self.seat_socket = True
         self.touched_at = time.monotonic()  # the row was written with last_seen now
+        await self._note_seated_address()
 
     def _socket_key(self) -> dict[str, Any]:
         return {"table_id": self.table_id, "owner": self.owner, "channel_name": self.channel_name}
@@ -826,6 +852,7 @@ class TableConsumer(SessionBound):
         if seated:  # registered as a seated player's socket (SeatConnection)
             self.seat_socket = True
             self.touched_at = time.monotonic()  # the row was written with last_seen now
+            await self._note_seated_address()
         await self._send(state)
 
     async def _send(self, state: dict[str, Any]) -> None:

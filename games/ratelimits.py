@@ -515,6 +515,28 @@ def socket_touch(*, table_id: int, owner: str, channel_name: str) -> None:
     pipe.execute()
 
 
+def _seated_key(table_id: int) -> str:
+    return _key("seated", table_id)
+
+
+@_fail_open(None)
+def seated_address_note(*, table_id: int, address: str) -> None:
+    """A seated player's socket at the table comes from ``address`` (noted at its opening and
+    its touches; forgotten after the connection timeout unheard of)."""
+    pipe = _redis().pipeline()
+    pipe.zadd(_seated_key(table_id), {address: _now_ms()})
+    pipe.pexpire(_seated_key(table_id), _socket_ttl_ms())
+    pipe.execute()
+
+
+@_fail_open(True)
+def seated_address(*, table_id: int, address: str) -> bool:
+    """Whether a seated player's socket at the table came from ``address`` within the
+    connection timeout. Without Redis: True (a shown hand is then shown to nobody)."""
+    score = _redis().zscore(_seated_key(table_id), address)
+    return score is not None and score > _now_ms() - _socket_ttl_ms()
+
+
 @_fail_open(None)
 def socket_closed(*, table_id: int, owner: str, channel_name: str) -> None:
     _redis().zrem(_key("sockets", table_id, owner), channel_name)
