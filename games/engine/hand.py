@@ -80,6 +80,7 @@ from games.engine.trick import trick_winner
 from games.engine.trump import Trump
 from games.engine.tuples import kitty_units_multiplier
 
+NO_PROTECTIONS = "no_protections"
 DEALING = "dealing"
 BIDDING = "bidding"
 BURYING = "burying"
@@ -537,8 +538,8 @@ class HandState:
             raise InvalidActionError(f"{action.kind} {action.seat} {cards}", "card ids run 0..53")
         if action.kind == LEAVE and cards:
             raise InvalidActionError(str(action), "leave takes no cards")
-        if len(action.ordinals) != (len(cards) if action.kind == CALL else 0):
-            raise InvalidActionError(str(action), "a call has one ordinal per card")
+        if action.ordinals and action.kind != CALL:
+            raise InvalidActionError(str(action), "only a call has ordinals")
 
     def _need_phase(self, *phases: str) -> None:
         if self.phase not in phases:
@@ -575,6 +576,8 @@ class HandState:
 
     def _check_call(self, action: Action) -> None:
         """RULES-FRIENDS §3.3: the dealer of a 找朋友 hand, while burying."""
+        if len(action.ordinals) != len(action.cards):
+            raise InvalidActionError(str(action), "a call has one ordinal per card")
         if not self.rules.is_friends:
             raise IllegalCallError(CALLS_NOT_ALLOWED, "this table calls no friends")
         self._need_phase(BURYING)
@@ -597,9 +600,11 @@ class HandState:
         hand = self.hands[seat]
         plays = self.trick.plays
         if plays:
-            code = follow_error(
-                hand, plays[0], action.cards, self.trump, draw_policy=self.rules.draw_policy
-            )
+            policy = self.rules.draw_policy
+            if policy == NO_PROTECTIONS:
+                code = follow_error(hand, plays[0], action.cards, self.trump)
+            else:
+                code = follow_error(hand, plays[0], action.cards, self.trump, draw_policy=policy)
         else:
             code = lead_error(action.cards, self.trump, hand)
         if code is not None:

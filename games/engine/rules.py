@@ -212,13 +212,17 @@ class RuleSet:
         return self.no_bid_first_hand if first_hand else self.no_bid
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"version": 1, "name": …, "options": {…}}``, plain JSON types."""
-        options = asdict(self)
-        name = options.pop("name")
-        for option, classic in CLASSIC_SHAPE.items():
-            if options[option] == classic:
-                del options[option]
-        return {"version": RULES_VERSION, "name": name, "options": options}
+        """``{"version": 1, "name": …, "options": {…}}``, plain JSON types (a new dict each
+        call; the options are read once per rule set)."""
+        options = _OPTIONS_READ.get(self)
+        if options is None:
+            options = asdict(self)
+            del options["name"]
+            for option, classic in CLASSIC_SHAPE.items():
+                if options[option] == classic:
+                    del options[option]
+            _OPTIONS_READ[self] = options
+        return {"version": RULES_VERSION, "name": self.name, "options": dict(options)}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), sort_keys=True)
@@ -262,6 +266,9 @@ class RuleSet:
             options["friends"] = 0
         return replace(self, **options)
 
+
+_OPTIONS_READ: dict[RuleSet, dict[str, Any]] = {}
+"""``to_dict``'s options per rule set (frozen, so they never change); a site uses a handful."""
 
 PRESETS: dict[str, RuleSet] = {
     "ranked": RuleSet(name="ranked"),

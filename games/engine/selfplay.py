@@ -27,7 +27,7 @@ from games.engine.random_play import RandomPolicy, play_random
 from games.engine.record import HandRecord, record_of, replay_final
 from games.engine.rules import MODE, PRESET_NAMES, RuleSet, preset
 from games.engine.scoring import points
-from games.engine.trump import Trump, sort_cards
+from games.engine.trump import Trump
 from games.engine.views import view_for
 
 _FULL_DECK_COUNTS = {d: Counter(c for c in range(54) for _ in range(d)) for d in (2, 3, 4)}
@@ -67,7 +67,7 @@ def check_views(state: HandState) -> None:
     hidden_kitty = state.phase in (BURYING, PLAYING)
     for seat in range(state.players):
         view = view_for(state, seat)
-        own = format_cards(sort_cards(state.hands[seat], trump))  # type: ignore[arg-type]
+        own = format_cards(sorted(state.hands[seat], key=trump.display_order.__getitem__))
         if view["hand"] != own or "hands" in view or "seed" in view:
             raise InvariantError(f"seat {seat}'s view shows other cards: {state!r}")
         if hidden_kitty and seat != state.dealer and view["kitty"] is not None:
@@ -116,7 +116,6 @@ def run(
         result = match.finish_hand()
         play_time += time.perf_counter() - before
         check_invariants(state)
-        check_views(state)
         if replay:
             check_replay(state)
         stats.add(state, result)

@@ -42,6 +42,7 @@ class Trump:
     """
 
     __slots__ = (
+        "display_order",
         "group_table",
         "groups",
         "high_first",
@@ -65,6 +66,7 @@ class Trump:
     order_table: bytes
     keep_group: tuple[bytes, ...]
     lead_cache: dict[bytes, LeadInfo]
+    display_order: tuple[int, ...]
 
     def __new__(cls, level: str, suit: str | None = None) -> Trump:
         key = (level.upper(), suit.upper() if suit else None)
@@ -95,6 +97,13 @@ class Trump:
             bytes(c for c in CARD_IDS if self.groups[c] != g) for g in GROUP_IDS
         )
         self.lead_cache = {}
+        ranked = sorted(
+            CARD_IDS, key=lambda c: (_display_group(self.groups[c]), -self.orders[c], c)
+        )
+        order = [0] * len(CARD_IDS)
+        for position, card_id in enumerate(ranked):
+            order[card_id] = position
+        self.display_order = tuple(order)
 
     def __repr__(self) -> str:
         return f"Trump({self.level!r}, {self.suit!r})"
@@ -136,7 +145,7 @@ def card_order(card: int, trump: Trump) -> int:
 
 def sort_cards(cards: Iterable[Card], trump: Trump) -> list[Card]:
     """High to low: trumps first, then S H C D; equal orders by suit (for display)."""
-    return sorted(cards, key=lambda c: (_display_group(trump.groups[c]), -trump.orders[c], c))
+    return sorted(cards, key=trump.display_order.__getitem__)
 
 
 def _display_group(group: int) -> int:

@@ -37,7 +37,7 @@ from games.engine.patterns import pair_ids
 from games.engine.rules import RuleSet
 from games.engine.scoring import card_points
 from games.engine.trump import TRUMP, Trump, sort_cards
-from games.engine.tuples import tuple_lead_choices
+from games.engine.tuples import has_wide, tuple_lead_choices
 
 
 def _display_trump(state: HandState) -> Trump:
@@ -243,17 +243,11 @@ def _play_choices(state: HandState, seat: int) -> list[tuple[int, ...]]:
 def lead_choices(hand: list[int], trump: Trump) -> list[tuple[int, ...]]:
     """Every distinct single, pair and tractor the hand can lead; with more than two copies of
     a card, every tuple and tractor of tuples too (RULES-FRIENDS §2)."""
-    if len(hand) != len(set(hand)) and _has_tuple(hand):
+    if has_wide(hand):
         return tuple_lead_choices(hand, trump)
     singles = [(c,) for c in sorted(set(hand))]
     pairs = pair_ids(hand)
     return singles + [(p, p) for p in pairs] + _tractors(pairs, trump)
-
-
-def _has_tuple(hand: list[int]) -> bool:
-    """Whether some card is held three or more times."""
-    ordered = sorted(hand)
-    return any(a == b for a, b in zip(ordered, ordered[2:], strict=False))
 
 
 def _tractors(pairs: list[int], trump: Trump) -> list[tuple[int, ...]]:
