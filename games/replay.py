@@ -112,7 +112,7 @@ def replay_players_get(*, hand: Hand) -> list[dict[str, Any]]:
     players = HandPlayer.objects.filter(hand=hand).select_related("user").order_by("seat")
     seats: list[dict[str, Any]] = [
         {"seat": i, "name": None, "username": None, "bot": True, "auto_turns": 0, "escaped": False}
-        for i in range(4)
+        for i in range(hand.match.table.players)
     ]
     for player in players:
         seats[player.seat] = {

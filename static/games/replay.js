@@ -2,13 +2,17 @@
 // the engine's view_all after each action, the deal's draws folded into runs).
 // Plain ES module, no build step. Words come translated from the page (#replay-labels).
 
-import { cardRow, cardsName, isRuff, parseCards, suitIcon } from "./cards.js";
+import { cardName, cardRow, cardsName, isRuff, parseCards, suitIcon } from "./cards.js";
 
 const root = document.getElementById("replay");
 const L = JSON.parse(document.getElementById("replay-labels").textContent);
 const data = JSON.parse(document.getElementById("replay-data").textContent);
 const steps = data.steps;
 const POSITIONS = ["bottom", "right", "top", "left"];
+// Past four seats the others sit round the felt in play order, as on the table (table.js):
+// up the right side, across the top from right to left, down the left side.
+const RING_SIDES = { 5: [1, 2, 1], 6: [2, 1, 2], 7: [2, 2, 2], 8: [2, 3, 2] };
+const SEATS = (data.rules && data.rules.options && data.rules.options.players) || (steps[0] && steps[0].view.players) || 4;
 const SPEEDS = { slow: 1600, normal: 800, fast: 300 };
 
 let index = 0;
@@ -43,7 +47,111 @@ function countText(key, n) {
 function seatName(seat) {
   const player = data.players[seat];
   if (player && player.name) return player.name;
-  return fmt(L.bot_n, { n: seat });
+  return fmt(L.bot_n, { n: SEATS === 4 ? seat : seat + 1 });
+}
+
+/** The id suffix of a seat's box and play slot (seat 0 at the bottom). */
+function positionOf(seat) {
+  return SEATS === 4 ? POSITIONS[seat] : `r${seat}`;
+}
+
+/** The seat's short name: its compass at four seats, its number past four. */
+function seatMark(seat) {
+  if (SEATS !== 4) return String(seat + 1);
+  return (L.compass || [])[seat] || String(seat + 1);
+}
+
+function isFriends(v) {
+  return Boolean(v && v.mode === "friends");
+}
+
+/** Past four seats: the felt rebuilt with the seats round it (once, at setup). */
+function layoutFelt() {
+  if (SEATS === 4) return;
+  const felt = root.querySelector(".felt");
+  const [right, top] = RING_SIDES[SEATS] || RING_SIDES[8];
+  const groups = { right: [], top: [], left: [] };
+  for (let k = 1; k < SEATS; k += 1) {
+    if (k <= right) groups.right.unshift(k);
+    else if (k <= right + top) groups.top.unshift(k);
+    else groups.left.push(k);
+  }
+  const column = (className, ks, make) => {
+    const box = el("div", className);
+    for (const k of ks) box.append(make(k));
+    return box;
+  };
+  const seatBox = (k) => {
+    const box = el("div", `seat-box hand-box pos-r${k}`);
+    box.id = `seat-r${k}`;
+    return box;
+  };
+  const slot = (k) => {
+    const box = el("div", `play pos-r${k}`);
+    box.id = `play-r${k}`;
+    return box;
+  };
+  const trick = byId("trick");
+  trick.replaceChildren(
+    column("plays plays-top", groups.top, slot),
+    column("plays plays-left", groups.left, slot),
+    byId("trick-center"),
+    column("plays plays-right", groups.right, slot),
+    column("plays plays-bottom", [0], slot),
+  );
+  felt.replaceChildren(
+    column("seats seats-top", groups.top, seatBox),
+    column("seats seats-left", groups.left, seatBox),
+    trick,
+    column("seats seats-right", groups.right, seatBox),
+    column("seats seats-bottom", [0], seatBox),
+  );
+  felt.classList.remove("four");
+  felt.classList.add("ring", `ring-${SEATS}`);
+}
+
+/** "第2张" / "2nd": which copy of a called card. */
+function nthText(ordinal) {
+  return (L.call_nth || [])[ordinal - 1] || String(ordinal);
+}
+
+/** Calls as "2AS 1KH" in words: "第2张黑桃A, 第1张红桃K". */
+function callsWords(texts) {
+  return texts.map((call) => `${nthText(Number(call[0]))}${cardName(call.slice(1), L)}`).join(L.list_separator || ", ");
+}
+
+/** A called card as players write it: the suit's mark and the rank ("♠A"). */
+function calledCard(card) {
+  const box = el("span", "called-card");
+  const suit = card.slice(-1);
+  const rank = card.slice(0, -1) === "T" ? "10" : card.slice(0, -1);
+  box.classList.add(suit === "H" || suit === "D" ? "red" : "black");
+  box.append(suitIcon(suit, "suit-icon"), rank);
+  box.setAttribute("aria-label", cardName(card, L));
+  return box;
+}
+
+/** One call: "第2张♠A的人是朋友 · 已出1张", and who filled it. */
+function callLine(call, v) {
+  const item = el("li", "call");
+  const [before, after] = String(L.call_text || "{nth} {card}").split("{card}");
+  item.append(fmt(before, { nth: nthText(call.ordinal) }), calledCard(call.card), fmt(after || "", { nth: nthText(call.ordinal) }));
+  item.append(el("span", "call-seen", ` · ${fmt(L.call_seen, { n: call.seen || 0 })}`));
+  if (call.seat !== null && call.seat !== undefined) {
+    const calls = v.calls || [];
+    const used = call.seat === v.dealer || calls[calls.findIndex((c) => c.seat === call.seat)] !== call;
+    item.append(el("span", used ? "call-used" : "call-filled", ` · ${fmt(used ? L.call_used : L.call_filled, { name: seatName(call.seat) })}`));
+    item.classList.add("filled");
+  }
+  return item;
+}
+
+/** The seats that joined the dealer's side at this step (a reveal: RULES-FRIENDS.md §3.4). */
+function revealedAt(i) {
+  const v = steps[i].view;
+  if (!isFriends(v) || i === 0) return [];
+  const was = steps[i - 1].view.side || [];
+  return (v.side || []).filter((seat) => !was.includes(seat));
 }
 
 /** The step that holds action `move` (moves count the actions of the log, from 1). */
@@ -69,8 +177,12 @@ function describe(step) {
   switch (step.kind) {
     case "start":
       return L.start;
-    case "draw":
-      return fmt(L.deal_n, { n: step.count, drawn: v.drawn });
+    case "draw": {
+      const total = 54 * (v.decks || 2) - (v.kitty_size || 8);
+      return total === 100 ? fmt(L.deal_n, { n: step.count, drawn: v.drawn }) : fmt(L.deal_nt, { n: step.count, drawn: v.drawn, total });
+    }
+    case "call":
+      return fmt(L.call_by, { name: seatName(step.seat), calls: callsWords(cards) });
     case "bid":
       return fmt(L.bid_by, { name: seatName(step.seat), cards: named });
     case "close":
@@ -91,25 +203,32 @@ function describe(step) {
 function render() {
   const step = steps[index];
   const v = step.view;
-  renderSeats(step, v);
+  const revealed = revealedAt(index);
+  renderSeats(step, v, revealed);
   renderTrick(step, v);
   renderInfo(v);
-  renderControls(step);
+  renderControls(step, revealed);
 }
 
-function renderSeats(step, v) {
-  for (let seat = 0; seat < 4; seat += 1) {
-    const box = byId(`seat-${POSITIONS[seat]}`);
+function renderSeats(step, v, revealed) {
+  for (let seat = 0; seat < SEATS; seat += 1) {
+    const box = byId(`seat-${positionOf(seat)}`);
     box.replaceChildren();
     box.classList.toggle("acting", step.seat === seat && step.kind !== "draw");
+    const friend = isFriends(v) && seat !== v.dealer && (v.side || []).includes(seat);
+    box.classList.toggle("friend", friend);
+    box.classList.toggle("revealed-now", revealed.includes(seat));
     const head = el("div", "seat-head");
-    head.append(el("span", "wind", (L.compass || [])[seat] || String(seat + 1)));
+    head.append(el("span", "wind", seatMark(seat)));
     head.append(el("span", "seat-name", seatName(seat)));
     const badges = el("span", "badges");
     if (v.dealer === seat) badges.append(el("span", "badge dealer", L.dealer_short));
+    if (friend) badges.append(el("span", "badge friend", L.friend_badge));
     if (!data.players[seat] || data.players[seat].bot) badges.append(el("span", "badge bot", L.bot));
     head.append(badges);
     head.append(el("span", "seat-line", countText("cards_n", parseCards(v.hands[seat]).length)));
+    if (v.seat_points && (SEATS !== 4 || isFriends(v))) head.append(el("span", "seat-points", fmt(L.seat_points, { n: v.seat_points[seat] })));
+    if (isFriends(v) && (v.levels || []).length > 2) head.append(el("span", "seat-level", levelText(v.levels[seat])));
     box.append(head);
     for (const row of fitRows(parseCards(v.hands[seat]), box)) box.append(row);
   }
@@ -139,15 +258,17 @@ function fitRows(cards, box) {
 }
 
 function renderTrick(step, v) {
-  for (const pos of POSITIONS) byId(`play-${pos}`).replaceChildren();
+  for (let seat = 0; seat < SEATS; seat += 1) byId(`play-${positionOf(seat)}`).replaceChildren();
   const center = byId("trick-center");
   center.replaceChildren();
   let trick = v.trick && v.trick.plays.length ? v.trick : null;
   if (!trick && v.last_trick && (step.kind === "play" || v.phase === "finished")) trick = v.last_trick;
   if (trick) {
     for (const play of trick.plays) {
-      const slot = byId(`play-${POSITIONS[play.seat]}`);
-      const row = cardRow(parseCards(play.cards), L, "trick-cards", "both");
+      const slot = byId(`play-${positionOf(play.seat)}`);
+      const played = parseCards(play.cards);
+      const row = cardRow(played, L, played.length > 4 ? "trick-cards long" : "trick-cards", "both");
+      if (SEATS !== 4) slot.append(el("span", "play-who", seatMark(play.seat)));
       row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(parseCards(play.cards), L)}`);
       slot.append(row);
       if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
@@ -169,7 +290,18 @@ function resultBox(r) {
   box.append(el("p", "phase-note", r.levels_gained > 0 ? fmt(L.result_winner, { side, n: r.levels_gained }) : L.result_take_deal));
   box.append(el("p", "", `${L.attackers_points}: ${r.attacker_points}`));
   box.append(el("p", "", fmt(L.kitty_bonus_line, { points: r.kitty_points, times: r.kitty_multiplier, bonus: r.kitty_bonus })));
-  box.append(el("p", "", fmt(L.levels_after, { a: r.levels_after[0], b: r.levels_after[1] })));
+  if (SEATS === 4 && r.levels_after.length === 2) {
+    box.append(el("p", "", fmt(L.levels_after, { a: r.levels_after[0], b: r.levels_after[1] })));
+  } else {
+    // Per player in 找朋友, per team (seats of one parity) at a bigger tractor table.
+    const each = r.levels_after.length > 2
+      ? r.levels_after.map((level, seat) => `${seatMark(seat)} ${levelText(level)}`)
+      : r.levels_after.map((level, team) => `${Array.from({ length: SEATS }, (_, s) => s).filter((s) => s % 2 === team).map(seatMark).join("·")} ${levelText(level)}`);
+    box.append(el("p", "", fmt(L.levels_after_each, { levels: each.join(" · ") })));
+  }
+  if (r.defenders && (SEATS !== 4 || r.mode === "friends")) {
+    box.append(el("p", "", `${L.side_final}: ${r.defenders.map((seat) => seatMark(seat)).join("·")}`));
+  }
   return box;
 }
 
@@ -211,13 +343,38 @@ function renderInfo(v) {
     box.append(el("p", "info-sub", L.buried));
     box.append(cardRow(parseCards(v.buried), L, "mini"));
   }
+  if (isFriends(v) && v.calls && v.calls.length) {
+    box.append(el("p", "info-sub", L.calls_title));
+    const calls = el("ul", "calls-list calls-info");
+    for (const call of v.calls) calls.append(callLine(call, v));
+    box.append(calls);
+  }
+  if (v.seat_points && (SEATS !== 4 || isFriends(v))) {
+    box.append(el("p", "info-sub", isFriends(v) ? `${L.seat_points_title} · ${L.levels_each}` : L.seat_points_title));
+    const list2 = el("ul", "seat-table");
+    for (let seat = 0; seat < SEATS; seat += 1) {
+      const item = el("li", "seat-row");
+      const friend = isFriends(v) && seat !== v.dealer && (v.side || []).includes(seat);
+      if (friend) item.classList.add("friend");
+      const who = el("span", "seat-row-name");
+      who.append(el("span", "wind", seatMark(seat)), ` ${seatName(seat)}`);
+      if (seat === v.dealer) who.append(" ", el("span", "badge dealer", L.dealer_short));
+      if (friend) who.append(" ", el("span", "badge friend", L.friend_badge));
+      item.append(who);
+      if (isFriends(v) && (v.levels || []).length > 2) item.append(el("span", "seat-row-level", levelText(v.levels[seat])));
+      item.append(el("span", "seat-row-points", fmt(L.seat_points, { n: v.seat_points[seat] })));
+      list2.append(item);
+    }
+    box.append(list2);
+  }
 }
 
-function renderControls(step) {
+function renderControls(step, revealed) {
   const total = steps[steps.length - 1].move;
   const line = byId("replay-step");
   line.replaceChildren();
   line.append(el("span", "", `${fmt(L.move_n, { n: step.move, total })} · ${describe(step)}`));
+  for (const seat of revealed) line.append(" ", el("span", "reveal-note", fmt(L.friend_revealed, { name: seatName(seat) })));
   const seatPlayer = step.seat === null || step.seat === undefined ? null : data.players[step.seat];
   if (step.auto && seatPlayer && !seatPlayer.bot) line.append(" ", el("span", "auto", L.auto));
   const slider = byId("replay-slider");
@@ -285,6 +442,7 @@ function toggleAutoplay() {
 }
 
 function setup() {
+  layoutFelt();
   const select = byId("replay-trick");
   const none = el("option", "", "—");
   none.value = "";

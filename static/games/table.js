@@ -143,6 +143,7 @@ function baseSeat() {
 function seatCount() {
   const v = view();
   if (v && v.players) return v.players;
+  if (config.shape && config.shape.players) return config.shape.players;
   return game.seats.length > 4 ? game.seats.length : 4;
 }
 
@@ -226,7 +227,10 @@ function compass(seat) {
 
 /** The seat inside a sentence ("南家", "South"; "3 号位", "Seat 3" past four seats). */
 function seatCalled(seat) {
-  if (seatCount() !== 4) return fmt(L.seat_n || "{n}", { n: seat + 1 });
+  if (seatCount() !== 4) {
+    const names = config.shape && config.shape.seat_names;
+    return (names && names[seat]) || fmt(L.seat_n || "{n}", { n: seat + 1 });
+  }
   return fmt(L.seat_called || "{compass}", { compass: compass(seat) });
 }
 
@@ -367,6 +371,7 @@ function receive(frame) {
       break;
     case "chat":
       game.chat.push(frame.line);
+      dropLocalReveals();
       if (game.chat.length > 100) game.chat.shift();
       renderChat();
       break;
@@ -502,6 +507,7 @@ function noteReveals(before, after) {
     // A call filled by a seat already on the side is used up (join_policy unrestricted).
     const text = joins ? fmt(L.friend_revealed_line, words) : `${words.nth}${words.card} · ${fmt(L.call_used, { name })}`;
     const line = { user: null, system: true, code: "", params: [], text, local: true };
+    if (serverSaysReveals()) return; // the server's line says it
     ui.reveals.push({ hand: game.hand.id, line });
     game.chat.push(line);
     if (joins) {
@@ -517,8 +523,29 @@ function noteReveals(before, after) {
 function keepRevealLines() {
   const hand = game.hand ? game.hand.id : null;
   ui.reveals = ui.reveals.filter((item) => item.hand === hand);
-  if (game.chat.some((line) => line.code === "friend_revealed")) return;
+  if (serverSaysReveals()) {
+    ui.reveals = [];
+    return;
+  }
   for (const item of ui.reveals) game.chat.push(item.line);
+}
+
+const REVEAL_CODES = ["friend_joins", "call_spent"];
+
+/** The server writes its own reveal lines (docs/PROTOCOL.md, System lines): ours then go. */
+function serverSaysReveals() {
+  return game.chat.some((line) => REVEAL_CODES.includes(line.code));
+}
+
+function dropLocalReveals() {
+  if (!ui.reveals.length || !serverSaysReveals()) return;
+  game.chat = game.chat.filter((line) => !line.local);
+  ui.reveals = [];
+}
+
+/** Calls as "2AS 1KH" in words: "第2张黑桃A, 第1张红桃K". */
+function callsWords(text) {
+  return text.split(" ").filter(Boolean).map((call) => `${nthText(Number(call[0]))}${cardName(call.slice(1), L)}`).join(L.list_separator || ", ");
 }
 
 /** "第2张" / "2nd": which copy of the called card. */
@@ -599,7 +626,8 @@ function pumpChecks() {
   }
   checkInFlight = checkQueue.shift();
   checkInFlight.sentAt = Date.now();
-  if (!send({ type: "check", action: checkInFlight.action, cards: checkInFlight.cards })) {
+  const field = checkInFlight.action === "call" ? "calls" : "cards"; // docs/PROTOCOL.md
+  if (!send({ type: "check", action: checkInFlight.action, [field]: checkInFlight.cards })) {
     checkInFlight = null;
     return;
   }
@@ -1002,13 +1030,13 @@ function renderHeader() {
 
 /** The table's shape in words ("6人 · 3副 · 找朋友"); nothing at a classic table. */
 function shapeText() {
-  if (config.rules && config.rules.shape) return config.rules.shape;
   const v = view();
   const t = game.table || {};
   const players = (v && v.players) || t.players || seatCount();
   const decks = (v && v.decks) || t.decks || 2;
   const mode = (v && v.mode) || t.mode || "tractor";
   if (players === 4 && decks === 2 && mode === "tractor") return "";
+  if (config.shape && config.shape.words) return config.shape.words;
   return fmt(L.shape, { players, decks, mode: (L.modes || {})[mode] || mode });
 }
 
@@ -1881,6 +1909,9 @@ const SYSTEM_PARTS = {
   back: { seats: [1] },
   removed: { seats: [0] },
   away_freed: { seats: [1] },
+  friends_called: { seats: [0], calls: [1] },
+  friend_joins: { seats: [0], cards: [1], nth: [2] },
+  call_spent: { seats: [0], cards: [1], nth: [2] },
 };
 
 // Old lines (written before lines had a code) are read from their English text.
@@ -1919,6 +1950,8 @@ function systemWords(code, params) {
   params.forEach((part, i) => {
     if ((parts.seats || []).includes(i) && /^\d$/.test(String(part))) values[i] = seatCalled(Number(part));
     else if ((parts.cards || []).includes(i)) values[i] = cardsName(parseCards(String(part)), L);
+    else if ((parts.calls || []).includes(i)) values[i] = callsWords(String(part));
+    else if ((parts.nth || []).includes(i) && /^\d$/.test(String(part))) values[i] = Number(part);
     else values[i] = part;
   });
   return fmt(words[key], values);

@@ -1,7 +1,73 @@
 // The create form's rules summary: the preset's description, and every rule in force (the
 // preset's, or a house rule chosen over it), in the words of games/rules_words.py.
 const data = JSON.parse(document.getElementById("rules-data").textContent);
+const shapeNode = document.getElementById("shape-data");
+const shapeData = shapeNode ? JSON.parse(shapeNode.textContent) : null;
 const form = document.getElementById("table-form");
+// The defaults of the 找朋友 and bigger-table options (RULES-FRIENDS.md §2–§3).
+const SHAPE_DEFAULTS = { friend_cards: "unrestricted", join_policy: "unrestricted", small_side_bonus: "on", draw_policy: "no_protections" };
+
+function fmt(template, values) {
+  return String(template || "").replace(/\{(\w+)\}/g, (match, key) => (key in values ? String(values[key]) : match));
+}
+
+/** The shape chosen (players, mode, decks, friends), with the defaults by players filled in;
+ * the mode follows the players where only one fits (tractor: even; 找朋友: 5–8). */
+function chosenShape() {
+  const field = (name) => form.elements[name];
+  const players = Number(field("players") ? field("players").value : 4) || 4;
+  const mode = field("mode");
+  if (mode && mode.tagName === "SELECT") {
+    for (const option of mode.options) {
+      option.disabled = option.value === "tractor" ? players % 2 === 1 : players < 5;
+    }
+    if (mode.selectedOptions[0] && mode.selectedOptions[0].disabled) {
+      mode.value = [...mode.options].find((o) => !o.disabled).value;
+    }
+  }
+  const defaults = (shapeData && shapeData.defaults[players]) || { decks: 2, friends: 0 };
+  const decksField = field("decks");
+  const friendsField = field("friends");
+  if (decksField) decksField.placeholder = String(defaults.decks);
+  if (friendsField) friendsField.placeholder = String(defaults.friends || "");
+  return {
+    players,
+    mode: mode ? mode.value || "tractor" : "tractor",
+    decks: Number(decksField && decksField.value) || defaults.decks,
+    friends: Number(friendsField && friendsField.value) || defaults.friends,
+  };
+}
+
+/** "6人 · 3副 · 找朋友" in the server's words: one pattern, or its parts. */
+function shapeWords(shape) {
+  const mode = shapeData.modes[shape.mode] || shape.mode;
+  if (shapeData.shape) return fmt(shapeData.shape, { players: shape.players, decks: shape.decks, mode });
+  const part = (pattern, key, value) => String(pattern || "").replace(`%(${key})s`, String(value)).replace(`{${key}}`, String(value));
+  return [part(shapeData.players_words, "players", shape.players), part(shapeData.decks_words, "decks", shape.decks), mode].join(" · ");
+}
+
+/** The shape in words ("6人 · 3副 · 找朋友") and its options, before the table is made. */
+function shapeRows(shape) {
+  if (!shapeData) return [];
+  const summary = document.getElementById("shape-summary");
+  const words = shapeWords(shape);
+  if (summary) summary.textContent = words;
+  for (const node of form.querySelectorAll(".friends-only")) node.hidden = shape.mode !== "friends";
+  const rows = [];
+  for (const [option, { label, words: values }] of Object.entries(shapeData.options)) {
+    if (data.options[option]) continue; // a house rule: the rows below say it
+    if (option !== "draw_policy" && shape.mode !== "friends") continue;
+    if (option === "draw_policy" && shape.decks <= 2) continue; // tuples of 3+ need 3 decks
+    const field = form.elements[option] || form.elements[`rule_${option}`];
+    const value = field && field.value ? field.value : SHAPE_DEFAULTS[option];
+    rows.push(row(label, values[value] || value, Boolean(field && field.value && field.value !== SHAPE_DEFAULTS[option])));
+  }
+  if (shape.mode === "friends") {
+    const label = form.querySelector("label[for$='friends']");
+    rows.unshift(row(label ? label.textContent.replace(/[:：]\s*$/, "") : "friends", String(shape.friends), false));
+  }
+  return rows;
+}
 
 function chosenRules() {
   const preset = form.elements.preset.value;
@@ -35,6 +101,7 @@ function render() {
   document.getElementById("rules-summary-name").textContent = house ? `${base.label} · ${data.house_label}` : base.label;
   const list = document.getElementById("rules-summary");
   list.replaceChildren(
+    ...shapeRows(chosenShape()),
     ...Object.entries(data.options).map(([option, { label, words }]) =>
       row(label, words[options[option]], options[option] !== base.options[option]),
     ),
@@ -42,4 +109,5 @@ function render() {
 }
 
 form.addEventListener("change", render);
+form.addEventListener("input", render);
 render();
