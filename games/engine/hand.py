@@ -87,6 +87,9 @@ BURYING = "burying"
 PLAYING = "playing"
 FINISHED = "finished"
 PHASES = (DEALING, BIDDING, BURYING, PLAYING, FINISHED)
+# At most this many redeals in one hand under ``no_bid = redeal``; a no-bid after them is played
+# as ``no_trump`` (docs/ENGINE-PART2-DECISIONS.md, D1a): a table cannot redeal forever.
+MAX_REDEALS = 3
 
 PLAYED = "played"
 ESCAPE = "escape"
@@ -664,7 +667,7 @@ class HandState:
             self._start_burying(standing.suit)
             return
         no_bid = self.rules.no_bid_for(self.first_hand)
-        if no_bid == "redeal":
+        if no_bid == "redeal" and self.deal_number < MAX_REDEALS:
             self.deal_number += 1
             self._start_deal()
             return
