@@ -710,7 +710,8 @@ def quick_join(request: HttpRequest) -> HttpResponse:
     """快速匹配: queue for a ranked table. The join that completes a group of four goes straight
     to the table; one already seated somewhere is taken back there, as 和电脑练习 does."""
     user = request.user
-    ratelimits.action_check(action="quick_match", user_id=user.pk)  # before any read of the queue
+    # Before any read of the queue.
+    ratelimits.action_check(action="quick_match", user_id=user.pk)  # type: ignore[arg-type]
     try:
         matchmaking.queue_join(user=user)  # type: ignore[arg-type]
     except ApplicationError as error:
@@ -731,7 +732,7 @@ def quick_join(request: HttpRequest) -> HttpResponse:
 
 @lobby_action
 def quick_leave(request: HttpRequest) -> HttpResponse:
-    ratelimits.action_check(action="quick_match", user_id=request.user.pk)
+    ratelimits.action_check(action="quick_match", user_id=request.user.pk)  # type: ignore[arg-type]
     matchmaking.queue_leave(user=request.user)  # type: ignore[arg-type]
     return _done(request, _("You left the queue."))
 
