@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from random import Random
 from typing import Any
 
@@ -459,22 +460,14 @@ class HandState:
         dealer = self.dealer
         if dealer is None:
             return None
-        players = self.players
-        return tuple(
-            (dealer + i) % players for i in range(players) if (dealer + i) % players in self.side
-        )
+        return _sides_in_order(dealer, self.players, self.side)[0]
 
     @property
     def attackers(self) -> tuple[int, ...] | None:
         dealer = self.dealer
         if dealer is None:
             return None
-        players = self.players
-        return tuple(
-            (dealer + i) % players
-            for i in range(players)
-            if (dealer + i) % players not in self.side
-        )
+        return _sides_in_order(dealer, self.players, self.side)[1]
 
     def is_attacker(self, seat: int) -> bool:
         return self.dealer is not None and seat not in self.side
@@ -965,6 +958,15 @@ class HandState:
 
 
 _CARD_POINTS: tuple[int, ...] = tuple(card_points(c) for c in range(54))
+
+
+@lru_cache(maxsize=4096)
+def _sides_in_order(
+    dealer: int, players: int, side: frozenset[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(defenders, attackers), each from the dealer round the table (read for every view)."""
+    order = [(dealer + i) % players for i in range(players)]
+    return tuple(s for s in order if s in side), tuple(s for s in order if s not in side)
 
 
 def _calls_of(action: Action) -> list[FriendCall]:
