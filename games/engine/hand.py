@@ -74,6 +74,7 @@ from games.engine.friends import (
     small_side_bonus_levels,
 )
 from games.engine.lead import holds, lead_error
+from games.engine.rules import MAX_REDEALS as MAX_REDEALS
 from games.engine.rules import RuleSet
 from games.engine.scoring import DEFENDERS, card_points, kitty_multiplier, level_change, points
 from games.engine.throw import REJECTED, STANDS, throw_outcome
@@ -88,9 +89,6 @@ BURYING = "burying"
 PLAYING = "playing"
 FINISHED = "finished"
 PHASES = (DEALING, BIDDING, BURYING, PLAYING, FINISHED)
-# At most this many redeals in one hand under ``no_bid = redeal``; a no-bid after them is played
-# as ``no_trump`` (docs/ENGINE-PART2-DECISIONS.md, D1a): a table cannot redeal forever.
-MAX_REDEALS = 3
 
 PLAYED = "played"
 ESCAPE = "escape"
@@ -660,7 +658,8 @@ class HandState:
             self._start_burying(standing.suit)
             return
         no_bid = self.rules.no_bid_for(self.first_hand)
-        if no_bid == "redeal" and self.deal_number < MAX_REDEALS:
+        bound = self.rules.max_redeals
+        if no_bid == "redeal" and (bound == 0 or self.deal_number < bound):
             self.deal_number += 1
             self._start_deal()
             return

@@ -43,6 +43,8 @@ TRACTOR = "tractor"
 FRIENDS = "friends"
 MIN_PLAYERS, MAX_PLAYERS = 4, 8
 MIN_DECKS, MAX_DECKS = 2, 4
+MAX_REDEALS = 3
+"""The default of ``max_redeals`` (docs/ENGINE-PART2-DECISIONS.md, D1a)."""
 
 _CHOICES: dict[str, tuple[str, ...]] = {
     "bidding": BIDDING,
@@ -64,6 +66,7 @@ _NUMBERS = (
     "bid_window_s",
     "bury_s",
     "play_s",
+    "max_redeals",
 )
 _SHAPE_CHOICES: dict[str, tuple[str, ...]] = {
     "mode": MODE,
@@ -92,11 +95,12 @@ exactly as before these options existed."""
 ADDED_OPTIONS: dict[str, Any] = {
     "forced_part": "by_kind",
     "flip_rule": "first_card",
+    "max_redeals": 0,
     **CLASSIC_SHAPE,
 }
 """Options added after hands were first recorded, with the value every older hand was played
-under (seed 000's part order and seed 004's flip were then the only ones; every hand had four
-players and two decks)."""
+under (seed 000's part order and seed 004's flip were then the only ones; redeals were not
+bounded, which ``max_redeals = 0`` means; every hand had four players and two decks)."""
 
 
 class ShapeOptionError(InvalidOptionError):
@@ -147,6 +151,7 @@ class RuleSet:
     bid_window_s: int = 8
     bury_s: int = 30
     play_s: int = 20
+    max_redeals: int = MAX_REDEALS
     players: int = 4
     decks: int = 2
     mode: str = TRACTOR

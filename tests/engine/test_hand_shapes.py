@@ -351,3 +351,17 @@ def test_levels_are_per_player_in_friends_and_checked() -> None:
         new_hand(rules, 1, levels=("2", "2"), dealer=0)
     with pytest.raises(InvalidSetupError):
         new_hand(rules, 1, levels=("2", "3", "2", "2", "2"))  # a first hand: all at one level
+
+
+def test_a_record_from_before_the_redeal_bound_replays_unbounded() -> None:
+    rules = preset("seed000").with_options(name="seed000", no_bid_first_hand="redeal")
+    old = rules.to_dict()
+    del old["options"]["max_redeals"]
+    assert RuleSet.from_dict(old).max_redeals == 0
+    assert preset("seed000").max_redeals == 3
+    state = new_hand(RuleSet.from_dict(old), 1)
+    for _ in range(5):
+        while state.phase == "dealing":
+            state.apply("draw")
+        state.apply("close")
+    assert state.deal_number == 5 and state.phase == "dealing"
