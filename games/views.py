@@ -615,9 +615,16 @@ def replay_page(request: HttpRequest, hand_id: int) -> HttpResponse:
 
 
 def _with_compass(players: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each player with their seat's compass name (东, 南 …), as the table names seats."""
-    compass = chat_words.seat_compass()
-    return [{**player, "compass": compass[player["seat"]]} for player in players]
+    """Each player with their seat's name as the table names seats: the compass (东, 南 …) at
+    four seats, the seat's number at a bigger table (``chat_words.seat_names``)."""
+    if len(players) == 4:
+        compass = chat_words.seat_compass()
+        return [{**player, "compass": compass[player["seat"]]} for player in players]
+    names = chat_words.seat_names(len(players))
+    return [
+        {**player, "compass": str(player["seat"] + 1), "seat_name": names[player["seat"]]}
+        for player in players
+    ]
 
 
 @require_GET
