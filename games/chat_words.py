@@ -102,7 +102,9 @@ def system_line_patterns() -> dict[str, str]:
         "friends_called": _("{0} calls friends: {1}"),
         # Translators: 找朋友, a friend revealed: {2} is the ordinal, {1} the card ("第2张♠A").
         "friend_joins": _("{0} plays copy {2} of {1}: a friend of the dealer"),
-        "call_spent": _("{0} plays copy {2} of {1}, already on the dealer's side: the call is used"),
+        "call_spent": _(
+            "{0} plays copy {2} of {1}, already on the dealer's side: the call is used"
+        ),
     }
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.models import User
 from games import services
 from games.engine import Trump, format_cards
 from games.errors import ApplicationError
@@ -18,7 +19,9 @@ pytestmark = pytest.mark.django_db
 SUITS = "SHCD"
 
 
-def dealt_friends_table(friend_cards: str = "unrestricted", **timings: int) -> tuple[Hand, list]:
+def dealt_friends_table(
+    friend_cards: str = "unrestricted", **timings: int
+) -> tuple[Hand, list[User]]:
     """Six players at a 找朋友 table (3 decks, 2 calls), dealt and the bidding closed."""
     users = make_users(6, f"calls{friend_cards[:4]}")
     house = {"mode": "friends"} | (

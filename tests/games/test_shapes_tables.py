@@ -98,11 +98,10 @@ def test_a_bad_shape_is_refused_with_its_code_by_the_form_and_by_practice(
 ) -> None:
     (user,) = make_users(1, "badshape")
     client = logged_in(user)
-    json_accept = {"HTTP_ACCEPT": "application/json"}
-    response = client.post(NEW, create_form(**fields), **json_accept)
+    response = client.post(NEW, create_form(**fields), HTTP_ACCEPT="application/json")
     assert response.status_code == 409
     assert response.json()["code"] == code
-    response = client.post(PRACTICE, fields, **json_accept)
+    response = client.post(PRACTICE, fields, HTTP_ACCEPT="application/json")
     assert response.json()["code"] == code
     assert not Table.objects.filter(creator=user).exists()
     assert not Seat.objects.filter(user=user).exists()
