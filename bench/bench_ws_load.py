@@ -1,4 +1,4 @@
-"""WebSocket load: N tables of four bot-driven clients over real sockets, beside an echo floor.
+"""WebSocket load: N tables of bot-driven clients over real sockets, beside an echo floor.
 
 Run: ``.venv/bin/python bench/bench_ws_load.py --tables 100 --hands 2 --think 1.0``
 (docs/proof/LOAD.md gives the method and the figures); ``--server uvicorn`` runs the same bench
@@ -11,13 +11,15 @@ script; ``--url`` runs against a site already running instead (tables are then
 made through ``manage.py shell`` with this shell's DATABASE_URL, REDIS_URL and SECRET_KEY,
 which must be the site's).
 
-1. Echo alone: as many sockets as the game will use (4 per table) send to ``/ws/echo/`` at the
-   game's message rate (each every 4 × think: the table's one action per think, shared by
-   four seats); latency = send → the echo back.
-2. Game: four ``SeatClient`` per table play ``--hands`` hands from their own views (the basic
-   bot; no bids by default, so the kitty is flipped: a pure bury-and-play benchmark), acting
+1. Echo alone: as many sockets as the game will use (``--players`` per table, 4 by default)
+   send to ``/ws/echo/`` at the game's message rate (each every players × think: the table's
+   one action per think, shared by its seats); latency = send → the echo back.
+2. Game: one ``SeatClient`` per seat (tables of ``--players`` seats in ``--mode``, tractor or
+   找朋友; the dealer calls its friends in 找朋友) play ``--hands`` hands from their own views
+   (the basic bot; no bids by default, so the kitty is flipped: a pure bury-and-play
+   benchmark), acting
    ``think`` × (1 ± jitter) seconds after their turn comes. Latency of one action = from the
-   moment its client sent it to the moment the last of the table's four seats received a view
+   moment its client sent it to the moment the last of the table's seats received a view
    with a newer ``seq``. Meanwhile one echo probe per table sends every ``think`` seconds: the
    floor of the stack under the same load, in the same run.
 
@@ -82,8 +84,9 @@ def start_site(options: Options) -> Any:
 
 
 def make_tables(site: Any, options: Options) -> list[dict[str, Any]]:
-    """The run's tables, made inside the site: four new players each, seated, each seat's
-    auto-ready off (the clients press ready for each hand, as ``SeatClient.play`` says)."""
+    """The run's tables, made inside the site: ``--players`` new players each (the table's
+    shape: ``--players``, ``--mode``), seated, each seat's auto-ready off (the clients press
+    ready for each hand, as ``SeatClient.play`` says)."""
     prefix = f"ld{os.getpid()}x{int(time.time()) % 100000}_"
     return list(
         site.call(
@@ -91,6 +94,8 @@ def make_tables(site: Any, options: Options) -> list[dict[str, Any]]:
             count=options.tables,
             prefix=prefix,
             auto_ready=False,
+            seats=options.players,
+            mode=options.mode,
             play_seconds=options.play_seconds,
             bury_seconds=options.bury_seconds,
             bid_window_seconds=options.bid_window_seconds,
@@ -131,20 +136,20 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     parts = max(1, options.procs)
     meter = CpuMeter(server_pids(site))
 
-    sockets = 4 * options.tables
+    sockets = options.players * options.tables
     echo_jobs = [
         {
             **shared,
             "phase": "echo",
             "count": len(share),
-            "interval": 4 * options.think,
+            "interval": options.players * options.think,
             "seconds": options.echo_seconds,
             "seed": options.seed + 100 * i,
         }
         for i, share in enumerate(split(list(range(sockets)), parts))
         if share
     ]
-    log(f"echo alone: {sockets} sockets, each every {4 * options.think:g} s")
+    log(f"echo alone: {sockets} sockets, each every {options.players * options.think:g} s")
     echo = run_phase(echo_jobs, options.procs, meter.start)
     echo_cpu = meter.stop()
 
@@ -162,7 +167,10 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
         for i, share in enumerate(split(tables, parts))
         if share
     ]
-    log(f"game: {options.tables} tables, {options.hands} hand(s), think {options.think:g} s")
+    log(
+        f"game: {options.tables} tables of {options.players} ({options.mode}),"
+        f" {options.hands} hand(s), think {options.think:g} s"
+    )
     profiled, profiler = _profiler(site, options)
 
     def game_starts() -> None:
@@ -199,6 +207,13 @@ def parse(argv: list[str] | None = None) -> Options:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     add = parser.add_argument
     add("--tables", type=int, default=Options.tables)
+    add("--players", type=int, choices=range(4, 9), default=Options.players, help="seats a table")
+    add(
+        "--mode",
+        choices=("tractor", "friends"),
+        default=Options.mode,
+        help="the tables' mode (friends: 找朋友, 5–8 players)",
+    )
     add("--hands", type=int, default=Options.hands)
     add("--think", type=float, default=Options.think, help="mean seconds before each action")
     add("--jitter", type=float, default=Options.jitter, help="think × (1 ± jitter), uniform")
@@ -251,6 +266,8 @@ def parse(argv: list[str] | None = None) -> Options:
     args = parser.parse_args(argv)
     return Options(
         tables=args.tables,
+        players=args.players,
+        mode=args.mode,
         hands=args.hands,
         think=args.think,
         jitter=args.jitter,

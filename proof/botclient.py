@@ -22,7 +22,7 @@ from typing import Any
 import websockets
 
 from games.bots import choose_action
-from games.engine.rules import preset
+from games.engine.rules import RuleSet, preset
 
 RECEIVE_TIMEOUT = 30.0
 PING_EVERY = 20.0  # docs/PROTOCOL.md: a socket not heard from in 90 s is forgotten
@@ -56,14 +56,17 @@ class Sent:
 class SeatClient:
     """One seat's socket. ``think`` seconds pass between seeing its turn and acting (drawn
     uniformly from ``think`` × (1 ± ``jitter``)); with ``bids`` off the seat never bids (the
-    kitty is flipped instead), so only the dealer's bury and the plays are sent. While it
-    plays it pings every ``ping_every`` seconds (0: never), as a browser does."""
+    kitty is flipped instead), so only the dealer's calls (找朋友), bury and the plays are sent.
+    While it plays it pings every ``ping_every`` seconds (0: never), as a browser does.
+    ``shape`` is the table's (``players``, ``mode``: ``livesetup.tables``' ``shape``) on top
+    of the preset ``rules_name``."""
 
     url: str
     session: str | None
     origin: str
     name: str = "client"
     rules_name: str = "ranked"
+    shape: dict[str, Any] = field(default_factory=dict)
     think: float = 0.0
     jitter: float = 0.0
     bids: bool = True
@@ -86,6 +89,7 @@ class SeatClient:
     _tasks: set[asyncio.Task[None]] = field(default_factory=set)
     _rng: random.Random = field(default_factory=random.Random)
     _failures: list[BaseException] = field(default_factory=list)
+    _rules: RuleSet | None = None
 
     async def connect(self) -> None:
         self.socket = await open_socket(self.url, self.origin, self.session, open_timeout=30)
@@ -161,7 +165,8 @@ class SeatClient:
             if (self.hand_id, self.seq) != key:
                 return  # the hand moved on while thinking: the newer view decides again
         self.sent.append(Sent(kind, key[1], cards, time.monotonic(), key[0]))
-        await self.send({"type": kind, "seq": key[1], "cards": cards})
+        field_name = "calls" if kind == "call" else "cards"  # docs/PROTOCOL.md, ``call``
+        await self.send({"type": kind, "seq": key[1], field_name: cards})
 
     async def ready(self) -> None:
         self.readies.append(time.monotonic())
@@ -195,11 +200,20 @@ class SeatClient:
         if not self._may_act():
             return None
         assert self.view is not None
-        text = choose_action(self.view, preset(self.rules_name))
+        text = choose_action(self.view, self.rules)
         if text is None:
             return None
         kind, _seat, cards = text.split(" ", 2)
         return kind, cards
+
+    @property
+    def rules(self) -> RuleSet:
+        """The table's rules: the preset with the table's shape (cached)."""
+        if self._rules is None:
+            options = {k: v for k, v in self.shape.items() if k in ("players", "mode")}
+            base = preset(self.rules_name)
+            self._rules = base.with_options(**options) if options else base
+        return self._rules
 
     def _may_act(self) -> bool:
         """Whether the newest view leaves this seat something to do (bids aside, its turn)."""

@@ -54,15 +54,19 @@ def tables(
     ranked: bool = False,
     seated: bool = True,
     auto_ready: bool = True,
+    seats: int = 4,
+    mode: str = "tractor",
     **timings: int,
 ) -> list[dict[str, Any]]:
-    """``count`` tables of four new players each, seated (not ready) when ``seated``, each
-    seat's auto-ready off unless ``auto_ready`` (the player then presses ready for every hand).
-    ``timings`` are ``table_create``'s (play_seconds, bury_seconds, bid_window_seconds,
-    deal_interval_ms)."""
+    """``count`` tables of ``seats`` new players each (4–8; a ranked table has 4), in ``mode``
+    (``tractor`` or ``friends``, the table's house rule), seated (not ready) when ``seated``,
+    each seat's auto-ready off unless ``auto_ready`` (the player then presses ready for every
+    hand). ``timings`` are ``table_create``'s (play_seconds, bury_seconds,
+    bid_window_seconds, deal_interval_ms)."""
     made = []
+    shape = {} if mode == "tractor" else {"mode": mode}
     for number in range(count):
-        people = players(count=4, prefix=f"{prefix}{number}_")
+        people = players(count=4 if ranked else seats, prefix=f"{prefix}{number}_")
         creator = User.objects.get(pk=people[0]["id"])
         if ranked:  # ranked tables are seated by quick match only: the same service
             users = [User.objects.get(pk=person["id"]) for person in people]
@@ -78,6 +82,8 @@ def tables(
             name=f"{prefix} {number}",
             preset_name="ranked",
             ranked=False,
+            players=seats,
+            house_rules=shape,
             **dict[str, Any](timings),
         )
         if seated:
@@ -87,7 +93,14 @@ def tables(
                 if not auto_ready:
                     services.seat_auto_ready(table_id=table.pk, user=user, on=False)
                 person["seat"] = index
-        made.append({"id": table.pk, "players": people, "auto_ready": auto_ready or not seated})
+        made.append(
+            {
+                "id": table.pk,
+                "players": people,
+                "auto_ready": auto_ready or not seated,
+                "shape": {"players": seats, "mode": mode},
+            }
+        )
     return made
 
 

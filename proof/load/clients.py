@@ -73,7 +73,7 @@ async def echo_phase(
 def seat_clients(
     table: dict[str, Any], job: dict[str, Any], rng: random.Random
 ) -> list[SeatClient]:
-    """The four seats of a table, their sockets on the ASGI processes as ``routing`` says."""
+    """The seats of a table, their sockets on the ASGI processes as ``routing`` says."""
     bases = job["ws_bases"]
     clients = []
     for index, person in enumerate(table["players"]):
@@ -90,6 +90,7 @@ def seat_clients(
             jitter=job["jitter"],
             bids=job["bids"],
             seat_auto_ready=table.get("auto_ready", True),
+            shape=table.get("shape") or {},
         )
         client._rng = random.Random(rng.random())
         clients.append(client)
@@ -110,7 +111,7 @@ async def wait_pinging(clients: list[SeatClient], delay: float) -> None:
 async def play_table(
     clients: list[SeatClient], hands: int, delay: float, budget: float, errors: list[str]
 ) -> None:
-    """The four seats of one table play ``hands`` hands in at most ``budget`` seconds; a seat
+    """The seats of one table play ``hands`` hands in at most ``budget`` seconds; a seat
     that fails or runs out of time is an error (pings keep a stuck table's sockets busy, so
     only the budget ends it)."""
     await wait_pinging(clients, delay)
@@ -138,7 +139,7 @@ async def game_phase(
     playing = [clients for clients in tables if all(c.socket for c in clients)]
     for clients in tables:
         if clients not in playing:  # a table missing a seat cannot play: counted, left out
-            errors.append(f"{clients[0].name}: its table could not seat four sockets")
+            errors.append(f"{clients[0].name}: its table could not seat all its sockets")
             await asyncio.gather(*(c.close() for c in clients if c.socket is not None))
     await connected()
     with LoopMeter(collect=job.get("client_gc", False)) as meter:

@@ -1,7 +1,7 @@
 """From the frames the seats of a table received to the latency of every action they sent.
 
 The latency of a bury or a play: from the moment its client sent it to the moment the last of
-the table's four seats received a view (``view``, or the ``state`` a hand's end also sends)
+the table's seats received a view (``view``, or the ``state`` a hand's end also sends)
 with a newer ``seq``. Only the seat in turn moves the hand, so the newer ``seq`` is that
 action's. Errors: any ``error`` frame (with bids, refused bids up to the number sent are bid
 races), a view missing for a seat, a hand not finished.
@@ -14,7 +14,7 @@ from typing import Any
 
 from proof.botclient import SeatClient
 
-GAME_KINDS = {"bury", "play"}
+GAME_KINDS = {"call", "bury", "play"}
 BID_REFUSALS = {"stale_seq", "wrong_phase"}
 
 Arrivals = dict[int, tuple[list[int], list[float]]]
@@ -82,7 +82,7 @@ def hand_seen_at(client: SeatClient, phases: set[str] | None = None) -> dict[int
 
 
 def hand_starts(clients: list[SeatClient], phases: set[str] | None = None) -> list[float]:
-    """For each hand of a table: from the last of its four ``ready`` messages to the moment
+    """For each hand of a table: from the last of its seats' ``ready`` messages to the moment
     the last seat saw it (in one of ``phases``: ``DEALT``, once dealt and its bids closed)."""
     seen_by = [hand_seen_at(client, phases) for client in clients]
     starts = []
@@ -95,9 +95,10 @@ def hand_starts(clients: list[SeatClient], phases: set[str] | None = None) -> li
 
 
 def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dict[str, Any]:
-    """Latency of every bury and play (send → the last of four seats sees a newer view), the
-    errors the frames show, and the span of the game. Each latency has a kind: ``bury``,
-    ``play``, or ``hand_end`` (the play that ended a hand: its transaction settles the hand)."""
+    """Latency of every call, bury and play (send → the last of the table's seats sees a newer
+    view), the errors the frames show, and the span of the game. Each latency has a kind:
+    ``call`` (找朋友's dealer), ``bury``, ``play``, or ``hand_end`` (the play that ended a
+    hand: its transaction settles the hand)."""
     latencies: list[float] = []
     kinds: list[str] = []
     errors: list[str] = []

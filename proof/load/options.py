@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 @dataclass
 class Options:
     tables: int = 10
+    players: int = 4  # seats per table (4–8)
+    mode: str = "tractor"  # or "friends" (找朋友, 5–8 players)
     hands: int = 2
     think: float = 1.0
     jitter: float = 0.5

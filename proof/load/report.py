@@ -28,7 +28,7 @@ def report(
     kinds = [k for part in game for k in part["kinds"]]
     by_kind = {
         kind: summary_ms([x for x, k in zip(latencies, kinds, strict=True) if k == kind])
-        for kind in ("bury", "play", "hand_end")
+        for kind in ("call", "bury", "play", "hand_end")
     }
     starts_ms = summary_ms([x for part in game for x in part.get("hand_starts", [])])
     deals_ms = summary_ms([x for part in game for x in part.get("hand_deals", [])])
@@ -58,7 +58,9 @@ def report(
         "asgi_processes": options.daphnes,
         "routing": options.routing,
         "tables": options.tables,
-        "sockets": 4 * options.tables,
+        "players": options.players,
+        "mode": options.mode,
+        "sockets": options.players * options.tables,
         "probes": options.tables,
         "hands": options.hands,
         "hands_finished": sum(p["hands_finished"] for p in game),
@@ -209,7 +211,8 @@ def format_table(result: dict[str, Any]) -> str:
     """The human summary of a ``report``: the latency table, then the run's totals, the
     ratios, the CPU and the first errors."""
     rows = [
-        ("game: action → 4 views", result["game_ms"]),
+        (f"game: action → {result.get('players', 4)} views", result["game_ms"]),
+        ("  call (找朋友)", result["game_ms_by_kind"]["call"]),
         ("  bury", result["game_ms_by_kind"]["bury"]),
         ("  play", result["game_ms_by_kind"]["play"]),
         ("  play that ends a hand", result["game_ms_by_kind"]["hand_end"]),
