@@ -142,18 +142,22 @@ def test_finding5_a_no_show_pays_and_the_three_who_came_are_requeued(settings: A
     services.seat_takeover(seat_id=absent.pk, since=absent_seat.disconnected_at.isoformat())
 
     no_show = LedgerEntry.objects.get(kind="no_show")
-    assert (no_show.user_id, no_show.amount, no_show.hand_id) == (absent.user_id, -50, None)
-    assert player_balance(user=absent.user) == before[absent.user_id] - 50
+    absent_user = absent.user
+    assert absent_user is not None
+    assert (no_show.user_id, no_show.amount, no_show.hand_id) == (absent_user.pk, -50, None)
+    assert player_balance(user=absent_user) == before[absent_user.pk] - 50
     assert Table.objects.get(pk=table_id).status == "closed"
     assert not Seat.objects.filter(table_id=table_id, user__isnull=False).exists()
     queued = {e.user_id: e for e in QueueEntry.objects.all()}
     assert set(queued) == {s.user_id for s in came}
     for seat in came:
-        assert player_balance(user=seat.user) == before[seat.user_id]  # they pay nothing
-        assert queued[seat.user_id].joined_at <= db_now() - timedelta(seconds=99)  # wait kept
+        user = seat.user
+        assert user is not None
+        assert player_balance(user=user) == before[user.pk]  # they pay nothing
+        assert queued[user.pk].joined_at <= db_now() - timedelta(seconds=99)  # wait kept
     # The one who did not come cannot queue again at once.
     with pytest.raises(ApplicationError) as error:
-        queue_join(user=absent.user)
+        queue_join(user=absent_user)
     assert error.value.code == "no_show_wait"
     out = StringIO()
     call_command("ladder_check", stdout=out)
