@@ -7,6 +7,7 @@ plus the count of strictly better rows (competition ranking: equal scores share 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
@@ -14,7 +15,8 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
-from django.db.models import Count, Q, QuerySet, Sum
+from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
+from django.db.models.fields.json import KT
 from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -26,6 +28,7 @@ from games.selectors import hands_visible_to
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.settlement import (
+    ESCAPE_COMPENSATION,
     HOUSE_KINDS,
     SHORTFALL,
     FeeSchedule,
@@ -50,8 +53,9 @@ def fee_schedule() -> FeeSchedule:
 def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: int = 0) -> int:
     """The table points every human at a table needs to sit and before every hand: the most one
     hand of these rules at this stake can take from a seat (`settlement.max_hand_loss`, fees
-    in force), and never less than the table's own minimum. `ruleset` is a rule set's
-    `to_dict()` or a flat mapping of its options."""
+    in force, at the table's shape: a lone 找朋友 dealer pays more), and never less than the
+    table's own minimum. `ruleset` is a rule set's `to_dict()` or a flat mapping of its
+    options."""
     options = rule_options(ruleset)
     fees = fee_schedule()
     fees = FeeSchedule(
@@ -65,6 +69,8 @@ def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: 
         escape_penalty=str(options["escape_penalty"]),
         stake=stake,
         fees=fees,
+        players=int(options.get("players", 4)),
+        mode=str(options.get("mode", "tractor")),
     )
     return max(most, min_balance)
 
@@ -337,7 +343,6 @@ def player_hands(
     for seat in seats:
         hand = seat.hand
         outcome = hand.settlement.outcome
-        winner = outcome.get("winner_side")
         rows.append(
             HandRow(
                 hand_id=hand.pk,
@@ -346,7 +351,7 @@ def player_hands(
                 seat=seat.seat,
                 status=hand.status,
                 finished_at=hand.finished_at,
-                won=None if winner is None else seat.seat % 2 == winner,
+                won=seat_won(outcome, seat.seat),
                 table_points=sums.get((hand.pk, LedgerEntry.Account.TABLE), 0),
                 title_points=sums.get((hand.pk, LedgerEntry.Account.TITLE), 0),
                 escaped=seat.escaped or seat.absent_at_end,
@@ -354,6 +359,84 @@ def player_hands(
             )
         )
     return rows
+
+
+def seat_won(outcome: Mapping[str, Any], seat: int) -> bool | None:
+    """Whether ``seat`` won the settled hand whose stored outcome this is (None: no winner, an
+    escape or a void hand). A hand of another shape names its `winning_seats`; a classic one
+    its `winner_side` (the even seats 0, the odd 1)."""
+    if outcome.get("kind", "normal") != "normal":
+        return None
+    winning = outcome.get("winning_seats")
+    if winning is not None:
+        return seat in winning
+    winner = outcome.get("winner_side")
+    return None if winner is None else seat % 2 == winner
+
+
+@dataclass(frozen=True)
+class ShapeStat:
+    """Hands played to their end and won, of one mode or one table size."""
+
+    key: str  # "tractor" / "friends", or the number of players
+    players: int | None
+    played: int
+    won: int
+
+    @property
+    def win_percent(self) -> int:
+        return round(100 * self.won / self.played) if self.played else 0
+
+
+@dataclass(frozen=True)
+class ShapeStats:
+    by_mode: list[ShapeStat]
+    by_size: list[ShapeStat]
+
+
+def player_shape_stats(*, user: User) -> ShapeStats:
+    """The user's hands played to their end and won, by mode (拖拉机, 找朋友) and by number of
+    players: the hands `hands_played` and `hands_won` count (settled, not practice, not
+    escaped), read from the settlements. A classic hand's stored outcome names no shape: 4
+    players, tractor. One grouped query: the rows are (shape, seat, who won) groups."""
+    outcome = "hand__settlement__outcome"
+    groups = (
+        HandPlayer.objects.filter(
+            user=user, hand__settlement__practice=False, hand__status=Hand.Status.FINISHED
+        )
+        .filter(**{f"{outcome}__kind": "normal"})
+        .values_list(
+            KT(f"{outcome}__players"),
+            KT(f"{outcome}__mode"),
+            "seat",
+            KT(f"{outcome}__winner_side"),
+            KT(f"{outcome}__winning_seats"),
+        )
+        .annotate(hands=Count("pk"))
+        .order_by()
+    )
+    by_mode: dict[str, list[int]] = {}
+    by_size: dict[int, list[int]] = {}
+    for players, mode, seat, winner_side, winning_seats, hands in groups:
+        stored = {
+            "winner_side": None if winner_side is None else int(winner_side),
+            "winning_seats": None if winning_seats is None else json.loads(winning_seats),
+        }
+        won = hands if seat_won(stored, seat) else 0
+        for counts in (
+            by_mode.setdefault(mode or "tractor", [0, 0]),
+            by_size.setdefault(int(players or 4), [0, 0]),
+        ):
+            counts[0] += hands
+            counts[1] += won
+    return ShapeStats(
+        by_mode=[
+            ShapeStat(mode, None, *by_mode[mode])
+            for mode in ("tractor", "friends")
+            if mode in by_mode
+        ],
+        by_size=[ShapeStat(str(size), size, *by_size[size]) for size in sorted(by_size)],
+    )
 
 
 def player_hand_count(*, user: User, viewer: User | AnonymousUser) -> int:
@@ -439,6 +522,9 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
       (no `bot_seat`, `waived`, `bonus` or `shortfall` row of the house);
     - no `shortfall` row at all: the check before every hand must keep it from being written;
     - a practice hand (a bot seated at its start) has no ledger row and no rating change;
+    - every row of a hand is the house's or a player's of that hand, at any number of seats;
+    - a hand of another shape than four players, two decks, tractor moved no title points and
+      no rating, paid no escape compensation and was not settled as ranked;
     - nobody had the relief grant more often in a day than `LADDER_RELIEF_PER_DAY`.
 
     The per-hand checks look at hands with an id above `since_hand` (history already reviewed).
@@ -475,6 +561,8 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
     problems += _house_payments(since_hand)
     problems += _shortfalls(since_hand)
     problems += _practice_hands_that_moved(since_hand)
+    problems += _rows_of_others(since_hand)
+    problems += _ranked_moves_at_bigger_tables(since_hand)
     problems += _relief_over_limit()
     entries = LedgerEntry.objects.count()
     return users, entries, problems
@@ -553,6 +641,51 @@ def _practice_hands_that_moved(since_hand: int) -> list[LedgerProblem]:
     return [
         LedgerProblem(None, f"hand {hand_id}: a practice hand (a bot at its start) moved points")
         for hand_id in sorted(set(moved))[:1000]
+    ]
+
+
+def _rows_of_others(since_hand: int) -> list[LedgerProblem]:
+    """Rows of a hand for a user who did not play in it (whatever its number of seats)."""
+    seated = HandPlayer.objects.filter(hand_id=OuterRef("hand_id"), user_id=OuterRef("user_id"))
+    rows = (
+        LedgerEntry.objects.filter(hand_id__gt=since_hand, user__isnull=False)
+        .exclude(Exists(seated))
+        .order_by("id")
+        .values_list("hand_id", "user_id", "kind", "amount")[:1000]
+    )
+    return [
+        LedgerProblem(user_id, f"hand {hand_id}: {kind} {amount:+d} to a user not in the hand")
+        for hand_id, user_id, kind, amount in rows
+    ]
+
+
+def _bigger_shape() -> Q:
+    """Settlements of a hand of another shape than four players, two decks, tractor (a classic
+    hand's stored outcome names no shape)."""
+    outcome = "settlement__outcome"
+    return (
+        Q(**{f"{outcome}__players__gt": 4})
+        | Q(**{f"{outcome}__decks__gt": 2})
+        | Q(**{f"{outcome}__mode": "friends"})
+    )
+
+
+def _ranked_moves_at_bigger_tables(since_hand: int) -> list[LedgerProblem]:
+    """Title points, ratings, escape compensation or a ranked settlement at a bigger table:
+    ranked play is four players, two decks (RULES-FRIENDS.md §5; docs/LADDER.md)."""
+    ranked_only = (
+        Q(ledger_entries__kind__in=[LedgerEntry.Kind.TITLE_POINTS, ESCAPE_COMPENSATION])
+        | Q(rating_changes__isnull=False)
+        | Q(settlement__ranked=True)
+    )
+    hands = (
+        Hand.objects.filter(_bigger_shape(), pk__gt=since_hand)
+        .filter(ranked_only)
+        .values_list("pk", flat=True)
+    )
+    return [
+        LedgerProblem(None, f"hand {hand_id}: a bigger table's hand moved what only ranked moves")
+        for hand_id in sorted(set(hands))[:1000]
     ]
 
 

@@ -29,6 +29,8 @@ from ladder.settlement import (
     no_show_fee,
     outcome_as_json,
     outcome_from_record,
+    record_shape,
+    rule_options,
     settle_hand,
 )
 
@@ -244,6 +246,9 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
     itself; holding it already is fine). Idempotent: a hand settled before is left as it is and
     the call writes nothing (`created` False). A hand with a bot seated at its start
     (`HandPlayer.user` empty) is practice: marked settled (`practice`), nothing else written.
+    A hand of another shape than four players, two decks, tractor (RULES-FRIENDS.md §5) is
+    settled as at a casual table whatever the table says: no title points, no rating, escape
+    penalties to the house (ranked tables are only that shape; docs/LADDER.md, "Bigger tables").
     """
     hand = (
         Hand.objects.select_for_update(of=("self",))
@@ -260,7 +265,8 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
             entries=list(LedgerEntry.objects.filter(hand_id=hand_id).order_by("id")),
             rating_changes=list(RatingChange.objects.filter(hand_id=hand_id).order_by("id")),
         )
-    players = _hand_players(hand)
+    seat_count, _decks, _mode = record_shape(hand.result or {}, rule_options(hand.ruleset or {}))
+    players = _hand_players(hand, seat_count)
     outcome = outcome_from_record(
         status=hand.status,
         result=hand.result,
@@ -274,7 +280,7 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
         fees=fee_schedule(),
         ranked=hand.match.table.ranked,
     )
-    ranked = hand.match.table.ranked
+    ranked = hand.match.table.ranked and outcome.is_classic
     now = timezone.now()
     if any(p.user_id is None for p in players.values()):
         HandSettlement.objects.create(
@@ -302,9 +308,10 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
     return SettlementResult(hand_id=hand.pk, created=True, entries=entries, rating_changes=changes)
 
 
-def _hand_players(hand: Hand) -> dict[int, HandPlayer]:
+def _hand_players(hand: Hand, seat_count: int) -> dict[int, HandPlayer]:
+    """The hand's players by seat: exactly seats 0 … seat_count − 1, each user once."""
     players = {p.seat: p for p in HandPlayer.objects.filter(hand=hand)}
-    if sorted(players) != [0, 1, 2, 3]:
+    if sorted(players) != list(range(seat_count)):
         raise ApplicationError(
             "seats_incomplete", f"hand {hand.pk} has seats {sorted(players)}", hand_id=hand.pk
         )
@@ -423,7 +430,7 @@ def _count_hand(
         profile.last_played_at = now
         if outcome.kind == "normal":
             profile.hands_played += 1
-            if seat % 2 == outcome.winner_side:
+            if seat in outcome.winners:
                 profile.hands_won += 1
             if seat in outcome.absent_seats:
                 profile.escapes += 1

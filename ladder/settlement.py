@@ -9,8 +9,11 @@ sum to zero, and the house only ever receives (fees, and what an escaper pays be
 others get): between the players a hand is a transfer, and the house never pays anyone (docs/
 LADDER.md, "Invariants"). A hand with a bot seated at its start is practice and settles nothing.
 `max_hand_loss` is the most one hand can take from a seat, for the check before every hand.
-Title-point lines are not transfers: they only follow levels. See docs/LADDER.md for every
-decision taken where RULES.md is silent.
+Title-point lines are not transfers: they only follow levels, and only at a ranked table of four.
+Tables of 5–8 players and 找朋友 (RULES-FRIENDS.md §5): a scheme's 2-against-2 amount G is paid
+as `2G / P` between every winner and every loser (`spread`, with the rounding rule of docs/
+LADDER.md, "Bigger tables"). See docs/LADDER.md for every decision taken where RULES.md is
+silent.
 """
 
 from __future__ import annotations
@@ -22,7 +25,12 @@ from typing import Any
 from ladder.errors import ApplicationError
 
 RANKS = "23456789TJQKA"
-SEATS = (0, 1, 2, 3)
+SEATS = (0, 1, 2, 3)  # a classic hand's (and every ranked hand's) seats
+# Table shapes (RULES-FRIENDS.md §1): 4–8 players, 2–4 decks; tractor with fixed sides (even
+# players), or 找朋友 (5–8 players) whose sides are the dealer with their friends and the rest.
+MODES = ("tractor", "friends")
+MIN_PLAYERS, MAX_PLAYERS = 4, 8
+MIN_DECKS, MAX_DECKS = 2, 4
 SETTLEMENTS = ("ratio", "levels", "table", "stake_steps")
 ESCAPE_PENALTIES = ("triple", "fixed_40", "nine_stakes", "none")
 PAST_ACE = ("match_end", "wrap")
@@ -94,11 +102,18 @@ class FeeSchedule:
 class HandOutcome:
     """What the settlement needs to know about a finished hand.
 
-    Sides: side 0 = seats 0 & 2, side 1 = seats 1 & 3. For a normal hand give `dealer_side` and
-    `attacker_points`; `winner_side` and `levels_gained` are derived from them (RULES.md §5.6) and,
-    when given as well, must agree. `levels_gained` is the levels the winning side actually goes
-    up (0 when the attackers only take the deal). `wrapped[side]` says that side has already gone
-    past A in this match under `past_ace = wrap` (its ratio stays at A's, RULES.md §5.7).
+    Sides (tractor): side 0 = the even seats, side 1 = the odd. For a normal hand give
+    `dealer_side` and `attacker_points`; `winner_side` and `levels_gained` are derived from them
+    (RULES.md §5.6, with the step of `decks`: RULES-FRIENDS.md §2) and, when given as well, must
+    agree. `levels_gained` is the levels the winning side actually goes up (0 when the attackers
+    only take the deal). `wrapped[side]` says that side has already gone past A in this match
+    under `past_ace = wrap` (its ratio stays at A's, RULES.md §5.7).
+
+    Shape: `players` (4–8), `decks` (2–4), `mode`. In 找朋友 give `dealer`, the final
+    `defenders` (the dealer and the friends revealed) and `attacker_points`; levels and wrapped
+    flags are per seat, `winner_side` is None, and `small_side_bonus` is the extra level a small
+    winning side of defenders goes up (RULES-FRIENDS.md §3.6). `winning_seats`, when given, must
+    be the side the points make win. `winners` and `losers` are derived, for every mode.
     """
 
     kind: str
@@ -109,14 +124,21 @@ class HandOutcome:
     attacker_points: int | None = None
     winner_side: int | None = None
     levels_gained: int | None = None
-    levels_at_start: tuple[str, str] = ("2", "2")
-    levels_after: tuple[str, str] | None = None
-    wrapped: tuple[bool, bool] = (False, False)
+    levels_at_start: tuple[str, ...] = ("2", "2")
+    levels_after: tuple[str, ...] | None = None
+    wrapped: tuple[bool, ...] = (False, False)
     escaper_seat: int | None = None
     absent_seats: tuple[int, ...] = ()
     past_ace: str = "match_end"
     fees: FeeSchedule = field(default_factory=FeeSchedule)
     compensation: str = "players"
+    players: int = 4
+    decks: int = 2
+    mode: str = "tractor"
+    dealer: int | None = None
+    defenders: tuple[int, ...] | None = None
+    winning_seats: tuple[int, ...] | None = None
+    small_side_bonus: int = 0
 
     def __post_init__(self) -> None:
         _check_choice("kind", self.kind, OUTCOME_KINDS)
@@ -124,25 +146,105 @@ class HandOutcome:
         _check_choice("settlement", self.settlement, SETTLEMENTS)
         _check_choice("escape_penalty", self.escape_penalty, ESCAPE_PENALTIES)
         _check_choice("past_ace", self.past_ace, PAST_ACE)
-        if not isinstance(self.stake, int) or isinstance(self.stake, bool) or self.stake < 0:
+        if not _whole(self.stake) or self.stake < 0:
             raise _invalid("stake", f"stake {self.stake!r} is not a whole number ≥ 0")
-        object.__setattr__(self, "levels_at_start", _levels_pair(self.levels_at_start))
+        self._check_shape()
+        slots = self.level_slots
+        object.__setattr__(self, "levels_at_start", _levels_tuple(self.levels_at_start, slots))
         if self.levels_after is not None:
-            object.__setattr__(self, "levels_after", _levels_pair(self.levels_after))
+            object.__setattr__(self, "levels_after", _levels_tuple(self.levels_after, slots))
         wrapped = self.wrapped
-        if not isinstance(wrapped, list | tuple) or len(wrapped) != 2:
-            raise _invalid("wrapped", "wrapped needs one flag per side")
-        object.__setattr__(self, "wrapped", (bool(wrapped[0]), bool(wrapped[1])))
+        if not isinstance(wrapped, list | tuple) or len(wrapped) != slots:
+            raise _invalid("wrapped", "wrapped needs one flag per side (per player in 找朋友)")
+        object.__setattr__(self, "wrapped", tuple(bool(flag) for flag in wrapped))
         absent = tuple(sorted(set(self.absent_seats)))
         for seat in absent:
-            _check_seat("absent_seats", seat)
+            _check_seat("absent_seats", seat, self.players)
         object.__setattr__(self, "absent_seats", absent)
+        if self.dealer is not None:
+            _check_seat("dealer", self.dealer, self.players)
         if self.kind == "normal":
-            self._derive_result()
+            if self.mode == "friends":
+                self._derive_friends_result()
+            else:
+                self._derive_result()
         elif self.kind == "escape":
-            _check_seat("escaper_seat", self.escaper_seat)
+            _check_seat("escaper_seat", self.escaper_seat, self.players)
+
+    def _check_shape(self) -> None:
+        """RULES-FRIENDS.md §1: 4–8 players, 2–4 decks; tractor at an even number of players,
+        找朋友 at 5–8. Escape penalties reach players only at a ranked table, which is four
+        players, two decks, tractor (docs/LADDER.md, "Bigger tables")."""
+        _check_choice("mode", self.mode, MODES)
+        players, decks = self.players, self.decks
+        if not _whole(players) or not MIN_PLAYERS <= players <= MAX_PLAYERS:
+            raise _invalid("players", f"players {players!r} is not 4 to 8")
+        if not _whole(decks) or not MIN_DECKS <= decks <= MAX_DECKS:
+            raise _invalid("decks", f"decks {decks!r} is not 2 to 4")
+        if self.mode == "tractor" and players % 2:
+            raise _invalid(
+                "players", f"a tractor table has an even number of players, not {players}"
+            )
+        if self.mode == "friends" and players < 5:
+            raise _invalid("players", f"找朋友 is played by 5 to 8 players, not {players}")
+        if self.compensation == "players" and not self.is_classic:
+            raise _invalid(
+                "compensation", "escape penalties go to players only at a table of four, two decks"
+            )
+        bonus = self.small_side_bonus
+        if not _whole(bonus) or bonus < 0 or (bonus and self.mode != "friends"):
+            raise _invalid(
+                "small_side_bonus", f"small-side bonus {bonus!r} is not 0 or more in 找朋友"
+            )
+
+    def _derive_friends_result(self) -> None:
+        """找朋友: the sides are the final defenders (the dealer and the friends revealed) and
+        everyone else; the points decide which side wins (RULES-FRIENDS.md §2 Scoring, §3)."""
+        if self.dealer is None:
+            raise _invalid("dealer", "a finished 找朋友 hand needs its dealer")
+        if self.winner_side is not None:
+            raise _invalid("winner_side", "找朋友 has no fixed sides: give defenders instead")
+        defenders = self.defenders
+        if defenders is None or isinstance(defenders, str) or not isinstance(defenders, Iterable):
+            raise _invalid("defenders", "a finished 找朋友 hand needs its defending side")
+        side = tuple(sorted(set(defenders)))
+        for seat in side:
+            _check_seat("defenders", seat, self.players)
+        if (
+            len(side) != len(tuple(defenders))
+            or self.dealer not in side
+            or len(side) >= self.players
+        ):
+            raise _invalid(
+                "defenders", "the defenders are the dealer and their friends, each once, not all"
+            )
+        object.__setattr__(self, "defenders", side)
+        attacker_points = _checked_points(self.attacker_points)
+        defenders_win, levels = level_change(attacker_points, self.decks)
+        if self.levels_gained is not None and self.levels_gained != levels:
+            raise _invalid(
+                "levels_gained", f"{attacker_points} attacker points give {levels} levels"
+            )
+        if self.small_side_bonus and not defenders_win:
+            raise _invalid("small_side_bonus", "only defenders who win get the small-side bonus")
+        object.__setattr__(self, "levels_gained", levels)
+        self._check_winning_seats()
+
+    def _check_winning_seats(self) -> None:
+        winners = self.winners
+        if self.winning_seats is not None:
+            if tuple(sorted(self.winning_seats)) != winners:
+                raise _invalid(
+                    "winning_seats",
+                    f"the points make seats {list(winners)} win, not {self.winning_seats}",
+                )
+            object.__setattr__(self, "winning_seats", winners)
 
     def _derive_result(self) -> None:
+        self._derive_tractor_result()
+        self._check_winning_seats()
+
+    def _derive_tractor_result(self) -> None:
         if self.dealer_side not in (0, 1):
             raise _invalid("dealer_side", "a finished hand needs dealer_side 0 or 1")
         if self.attacker_points is None:
@@ -156,12 +258,8 @@ class HandOutcome:
             ):
                 raise _invalid("levels_gained", "defenders go up at least 1 level (RULES.md §5.6)")
             return
-        attacker_points = self.attacker_points
-        if not isinstance(attacker_points, int) or attacker_points < 0 or attacker_points % 5:
-            raise _invalid(
-                "attacker_points", f"attacker points {attacker_points!r} are not a multiple of 5"
-            )
-        defenders_win, levels = level_change(attacker_points)
+        attacker_points = _checked_points(self.attacker_points)
+        defenders_win, levels = level_change(attacker_points, self.decks)
         winner = self.dealer_side if defenders_win else 1 - self.dealer_side
         if self.winner_side is not None and self.winner_side != winner:
             raise _invalid(
@@ -176,11 +274,59 @@ class HandOutcome:
 
     @property
     def defenders_won(self) -> bool:
+        if self.mode == "friends":
+            return self.dealer in self.winners
         return self.winner_side == self.dealer_side
 
     @property
+    def winners(self) -> tuple[int, ...]:
+        """The seats that won a normal hand, in seat order (none on an escape or void)."""
+        return self._sides()[0]
+
+    @property
+    def losers(self) -> tuple[int, ...]:
+        return self._sides()[1]
+
+    def _sides(self) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        if self.kind != "normal":
+            return (), ()
+        seats = range(self.players)
+        if self.mode == "friends":
+            side = self.defenders or ()
+            attackers = tuple(seat for seat in seats if seat not in side)
+            defenders_win = level_change(self.attacker_points or 0, self.decks)[0]
+            return (side, attackers) if defenders_win else (attackers, side)
+        winner = self.winner_side
+        return (
+            tuple(seat for seat in seats if seat % 2 == winner),
+            tuple(seat for seat in seats if seat % 2 != winner),
+        )
+
+    @property
     def levels(self) -> int:
-        return self.levels_gained or 0
+        """The levels the winners go up: those gained, and in 找朋友 the small-side bonus."""
+        return (self.levels_gained or 0) + self.small_side_bonus
+
+    @property
+    def is_classic(self) -> bool:
+        """Four players, two decks, tractor: the only shape of a ranked table."""
+        return self.players == 4 and self.decks == 2 and self.mode == "tractor"
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple(range(self.players))
+
+    @property
+    def level_slots(self) -> int:
+        """Levels are kept per side (2) in tractor mode and per player in 找朋友."""
+        return self.players if self.mode == "friends" else 2
+
+    def level_of(self, seat: int) -> str:
+        """The level ``seat`` held at the hand's start (its side's, or its own in 找朋友)."""
+        return self.levels_at_start[seat if self.mode == "friends" else seat % 2]
+
+    def wrapped_of(self, seat: int) -> bool:
+        return self.wrapped[seat if self.mode == "friends" else seat % 2]
 
 
 @dataclass(frozen=True)
@@ -209,15 +355,17 @@ class Line:
 # Small rules
 
 
-def level_change(attacker_points: int) -> tuple[bool, int]:
-    """(defenders win?, levels the winner goes up) from the attackers' points (RULES.md §5.6)."""
+def level_change(attacker_points: int, decks: int = 2) -> tuple[bool, int]:
+    """(defenders win?, levels the winner goes up) from the attackers' points (RULES.md §5.6;
+    RULES-FRIENDS.md §2 Scoring: the step is 20 × decks, 40 for two decks)."""
+    step = 20 * decks
     if attacker_points == 0:
         return True, 3
-    if attacker_points < 40:
+    if attacker_points < step:
         return True, 2
-    if attacker_points < 80:
+    if attacker_points < 2 * step:
         return True, 1
-    return False, (attacker_points - 80) // 40
+    return False, (attacker_points - 2 * step) // step
 
 
 def rank_index(rank: str) -> int:
@@ -237,9 +385,10 @@ def percent_of(amount: int, percent: int) -> int:
     return (amount * percent + 50) // 100
 
 
-def ratio_percent(levels_at_start: tuple[str, str], wrapped: tuple[bool, bool]) -> int:
-    """The ratio of the highest level either side holds; a side past A keeps A's 220 %."""
-    effective = ["A" if wrapped[side] else levels_at_start[side] for side in (0, 1)]
+def ratio_percent(levels_at_start: tuple[str, ...], wrapped: tuple[bool, ...]) -> int:
+    """The ratio of the highest level held (by either side, or by anyone in 找朋友); a side or
+    player past A keeps A's 220 %."""
+    effective = ["A" if past else rank for rank, past in zip(levels_at_start, wrapped, strict=True)]
     return max(RATIO_PERCENT[rank] for rank in effective)
 
 
@@ -280,31 +429,65 @@ def one_level(outcome: HandOutcome) -> tuple[int, int, int]:
 
 def normal_lines(outcome: HandOutcome) -> list[Line]:
     """Every seat's lines for a hand played to its end, before absences, the `ratio` winner fee
-    (`ratio_fee_lines`, taken from what each winner finally gains) and balances."""
-    winners = side_seats(outcome.winner_side or 0)
-    losers = side_seats(1 - (outcome.winner_side or 0))
+    (`ratio_fee_lines`, taken from what each winner finally gains) and balances. Each scheme's
+    amount is its 2-against-2 amount G, spread between the sides (`spread`); title points only
+    at four players, two decks (ranked tables are never another shape)."""
     lines: list[Line] = []
     scheme = outcome.settlement
     if scheme == "ratio":
-        lines += _transfer(winners, losers, ratio_gross(outcome))
+        lines += spread(outcome, ratio_gross(outcome))
     elif scheme == "levels":
-        lines += _transfer(winners, losers, outcome.stake * steps(outcome))
+        lines += spread(outcome, outcome.stake * steps(outcome))
     elif scheme == "table":
-        lines += _transfer(winners, losers, 5 * (settled_levels(outcome) + 1))
+        lines += spread(outcome, 5 * (settled_levels(outcome) + 1))
         lines += table_bonus_lines(outcome)
     else:
-        lines += _transfer(winners, losers, outcome.stake * steps(outcome))
+        lines += spread(outcome, outcome.stake * steps(outcome))
         lines += _per_player_fees(outcome)
-    if outcome.levels:
-        lines += [Line(seat, TITLE_POINTS, outcome.levels) for seat in winners]
-        lines += [Line(seat, TITLE_POINTS, -outcome.levels) for seat in losers]
+    if outcome.levels and outcome.is_classic:
+        lines += [Line(seat, TITLE_POINTS, outcome.levels) for seat in outcome.winners]
+        lines += [Line(seat, TITLE_POINTS, -outcome.levels) for seat in outcome.losers]
     return lines
 
 
-def _transfer(winners: Iterable[int], losers: Iterable[int], amount: int) -> list[Line]:
-    return [Line(seat, TABLE_POINTS, amount) for seat in winners] + [
-        Line(seat, TABLE_POINTS, -amount) for seat in losers
+def spread(
+    outcome: HandOutcome,
+    amount: int,
+    winners: tuple[int, ...] | None = None,
+    losers: tuple[int, ...] | None = None,
+    kind: str = TABLE_POINTS,
+) -> list[Line]:
+    """A 2-against-2 amount G between the winners and the losers at P players (RULES-FRIENDS.md
+    §5): `2G / P` between every winner and every loser, so a winner gains `losers × 2G / P` and
+    a loser pays `winners × 2G / P`; at four players, two against two, exactly G.
+
+    In whole points (docs/LADDER.md, "Bigger tables"): the hand moves `T = ⌊2G × W × L / P⌋`
+    in all; each side shares T equally, and the points left over when T does not divide go one
+    each to the side's seats nearest after the dealer in play order. Every seat is then within
+    one point of its exact share, and the lines sum to 0. When the sides are equal (every
+    tractor table) T = G × W and every share is exactly G."""
+    winners = outcome.winners if winners is None else winners
+    losers = outcome.losers if losers is None else losers
+    if not winners or not losers or not amount:
+        return []
+    total = 2 * amount * len(winners) * len(losers) // outcome.players
+    gains = equal_shares(total, play_order(outcome, winners))
+    losses = equal_shares(total, play_order(outcome, losers))
+    return [Line(seat, kind, share) for seat, share in gains if share] + [
+        Line(seat, kind, -share) for seat, share in losses if share
     ]
+
+
+def equal_shares(total: int, seats: list[int]) -> list[tuple[int, int]]:
+    """`total` shared equally by `seats`; the points left over go one each to the first."""
+    base, left = divmod(total, len(seats))
+    return [(seat, base + (1 if index < left else 0)) for index, seat in enumerate(seats)]
+
+
+def play_order(outcome: HandOutcome, seats: Iterable[int]) -> list[int]:
+    """`seats` in play order from the seat after the dealer (from seat 0 if none is known)."""
+    start = 0 if outcome.dealer is None else outcome.dealer + 1
+    return sorted(seats, key=lambda seat: (seat - start) % outcome.players)
 
 
 def ratio_gross(outcome: HandOutcome) -> int:
@@ -320,7 +503,7 @@ def ratio_fee_lines(outcome: HandOutcome, lines: list[Line]) -> list[Line]:
     if outcome.settlement != "ratio" or outcome.kind != "normal":
         return []
     fees: list[Line] = []
-    for seat in side_seats(outcome.winner_side or 0):
+    for seat in outcome.winners:
         fee = min(outcome.fees.winner_fee, max(transfer_net(lines, seat), 0))
         if fee:
             fees += [Line(seat, FEE, -fee), Line(None, FEE, fee)]
@@ -335,8 +518,8 @@ def _per_player_fees(outcome: HandOutcome) -> list[Line]:
         (SERVICE_FEE, service_fee(outcome.stake, outcome.fees.service_percent)),
     ):
         if amount:
-            lines += [Line(seat, kind, -amount) for seat in SEATS]
-            lines.append(Line(None, kind, amount * len(SEATS)))
+            lines += [Line(seat, kind, -amount) for seat in outcome.seats]
+            lines.append(Line(None, kind, amount * outcome.players))
     return lines
 
 
@@ -348,20 +531,27 @@ def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
     Read from the levels at the hand's start and the levels the winner goes up: the winner
     reaches R in this hand when it held less than R and goes up to R or past it; it is first when
     the other side also held less than R. A side that has wrapped past A earns no bonus again.
+
+    Read seat by seat (levels are per player in 找朋友): the difference is a 2-against-2 amount
+    `spread` between the winners who reach R in this hand and the losers who held less than R,
+    so at four players it is exactly the rule above.
     """
-    winner = outcome.winner_side or 0
-    other = 1 - winner
-    start = rank_index(outcome.levels_at_start[winner])
     lines: list[Line] = []
     for rank, first_amount, other_amount in TABLE_BONUSES:
         target = rank_index(rank)
-        reached = start < target <= start + outcome.levels and not outcome.wrapped[winner]
-        first = rank_index(outcome.levels_at_start[other]) < target and not outcome.wrapped[other]
-        if not (reached and first):
-            continue
-        difference = first_amount - other_amount
-        lines += [Line(seat, BONUS, difference) for seat in side_seats(winner)]
-        lines += [Line(seat, BONUS, -difference) for seat in side_seats(other)]
+        reached = tuple(
+            seat
+            for seat in outcome.winners
+            if rank_index(outcome.level_of(seat)) < target
+            and target <= rank_index(outcome.level_of(seat)) + outcome.levels
+            and not outcome.wrapped_of(seat)
+        )
+        behind = tuple(
+            seat
+            for seat in outcome.losers
+            if rank_index(outcome.level_of(seat)) < target and not outcome.wrapped_of(seat)
+        )
+        lines += spread(outcome, first_amount - other_amount, reached, behind, BONUS)
     return lines
 
 
@@ -435,18 +625,37 @@ def no_show_fee(stake: int, balance: int) -> int:
 # The most one hand can take
 
 
-def most_played_loss(settlement: str, stake: int, fees: FeeSchedule) -> int:
+def most_played_loss(
+    settlement: str, stake: int, fees: FeeSchedule, players: int = 4, mode: str = "tractor"
+) -> int:
     """The most a hand played to its end takes from one seat (a loser's): the scheme's amount
     at the highest ratio and `LEVELS_SETTLED_MAX` levels, with the attackers' extra step, the
-    `table` bonuses (8 and A in one hand) and the per-player fees."""
+    `table` bonuses (8 and A in one hand) and the per-player fees. At a bigger table each 2-
+    against-2 amount is what one loser pays of it at most (`most_paid_by_a_loser`: in 找朋友 a
+    lone dealer beaten by the other P − 1 pays `(P − 1) × 2G / P`)."""
     levels = LEVELS_SETTLED_MAX
     if settlement == "ratio":
-        return percent_of(stake, max(RATIO_PERCENT.values())) + stake * levels
-    if settlement == "levels":
-        return stake * (levels + 1)
-    if settlement == "table":
-        return 5 * (levels + 1) + sum(first - other for _, first, other in TABLE_BONUSES)
-    return stake * (levels + 1) + fees.table_fee + service_fee(stake, fees.service_percent)
+        amounts = [percent_of(stake, max(RATIO_PERCENT.values())) + stake * levels]
+    elif settlement == "levels":
+        amounts = [stake * (levels + 1)]
+    elif settlement == "table":
+        amounts = [5 * (levels + 1), *(first - other for _, first, other in TABLE_BONUSES)]
+    else:
+        amounts = [stake * (levels + 1)]
+    played = sum(most_paid_by_a_loser(amount, players, mode) for amount in amounts)
+    if settlement == "stake_steps":
+        played += fees.table_fee + service_fee(stake, fees.service_percent)
+    return played
+
+
+def most_paid_by_a_loser(amount: int, players: int = 4, mode: str = "tractor") -> int:
+    """The most one loser pays of a 2-against-2 amount `amount` spread at this shape (`spread`,
+    its rounding included): tractor sides are equal (exactly `amount`); in 找朋友 every split of
+    winners and losers is tried, parts of the table included (the `table` bonuses)."""
+    if mode == "tractor":
+        return amount
+    splits = [(w, lost) for w in range(1, players) for lost in range(1, players - w + 1)]
+    return max(-(-(2 * amount * w * lost // players) // lost) for w, lost in splits)
 
 
 def escape_charge(settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule) -> int:
@@ -475,16 +684,24 @@ def escape_charge_range(
 
 
 def max_hand_loss(
-    *, settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule | None = None
+    *,
+    settlement: str,
+    escape_penalty: str,
+    stake: int,
+    fees: FeeSchedule | None = None,
+    players: int = 4,
+    mode: str = "tractor",
 ) -> int:
     """The most one hand, played out or escaped, can take from a seat's table points: a loss
     played to the end and then the escape penalty as a player absent at the end (RULES.md §7).
     A player may sit, and a hand may start, only when every human holds at least this (docs/
-    LADDER.md); `tests/ladder/test_trust_max_loss.py` checks that no outcome takes more."""
+    LADDER.md); `tests/ladder/test_trust_max_loss.py` and `test_shapes_settlement.py` check
+    that no outcome takes more."""
     _check_choice("settlement", settlement, SETTLEMENTS)
     _check_choice("escape_penalty", escape_penalty, ESCAPE_PENALTIES)
+    _check_choice("mode", mode, MODES)
     fees = fees or FeeSchedule()
-    played = most_played_loss(settlement, stake, fees)
+    played = most_played_loss(settlement, stake, fees, players, mode)
     return played + escape_charge(settlement, escape_penalty, stake, fees)
 
 
@@ -508,7 +725,9 @@ def settle_hand(outcome: HandOutcome, seats: Mapping[int, SeatState]) -> list[Li
        the check before every hand (`max_hand_loss`) keeps from ever being written, and
        which `ladder_check` reports.
     """
-    if outcome.kind == "void" or not all(seats[seat].human for seat in SEATS):
+    if sorted(seats) != list(outcome.seats):
+        raise _invalid("seats", f"the hand has seats 0–{outcome.players - 1}, not {sorted(seats)}")
+    if outcome.kind == "void" or not all(seats[seat].human for seat in outcome.seats):
         return []
     if outcome.kind == "escape":
         lines = escape_lines(outcome, outcome.escaper_seat or 0)
@@ -542,7 +761,8 @@ def waive(lines: list[Line], absent: Iterable[int]) -> list[Line]:
     dropped = [line for line in lines if line.seat in gone]
     kept = [line for line in lines if line.seat not in gone]
     kept += [Line(None, line.kind, line.amount) for line in dropped if line.kind in HOUSE_KINDS]
-    nets = {seat: transfer_net(kept, seat) for seat in SEATS if seat not in gone}
+    present = sorted({line.seat for line in kept if line.seat is not None})
+    nets = {seat: transfer_net(kept, seat) for seat in present}
     received = sum(net for net in nets.values() if net > 0)
     paid = -sum(net for net in nets.values() if net < 0)
     if received == paid:
@@ -575,7 +795,7 @@ def merge_lines(lines: Iterable[Line]) -> list[Line]:
 
 
 def _line_order(line: Line) -> tuple[int, int]:
-    return (4 if line.seat is None else line.seat, HAND_KINDS.index(line.kind))
+    return (MAX_PLAYERS if line.seat is None else line.seat, HAND_KINDS.index(line.kind))
 
 
 def title_gains_played_only(lines: list[Line], seats: Mapping[int, SeatState]) -> list[Line]:
@@ -618,7 +838,7 @@ def cover_shortfalls(lines: list[Line], seats: Mapping[int, SeatState]) -> list[
     ties to the lower seat, the house last), as negative `shortfall` lines.
     """
     shortfalls = {}
-    for seat in SEATS:
+    for seat in sorted(seats):
         if seats[seat].human:
             owed = -table_net(lines, seat)
             if owed > seats[seat].balance:
@@ -627,7 +847,9 @@ def cover_shortfalls(lines: list[Line], seats: Mapping[int, SeatState]) -> list[
     if not total:
         return []
     receivers: list[tuple[int | None, int]] = [
-        (seat, table_net(lines, seat)) for seat in (*SEATS, None) if table_net(lines, seat) > 0
+        (seat, table_net(lines, seat))
+        for seat in (*sorted(seats), None)
+        if table_net(lines, seat) > 0
     ]
     shares = split_proportionally(total, [amount for _, amount in receivers])
     extra = [Line(seat, SHORTFALL, amount) for seat, amount in shortfalls.items()]
@@ -693,11 +915,16 @@ def outcome_from_record(
     """The outcome of a stored hand: `Hand.result`, `Hand.ruleset`, the table's stake, the hand's
     dealer, levels and wrapped flags, and the `HandPlayer` flags. The keys of `Hand.result` are
     listed in docs/LADDER.md; the result wins over the hand's columns where both say something.
-    ``ranked`` False (a casual table): escape penalties go to the house alone."""
+    ``ranked`` False (a casual table): escape penalties go to the house alone; so they do at
+    any table of another shape than four players, two decks, tractor (ranked tables are only
+    that shape; docs/LADDER.md, "Bigger tables")."""
     if status == "playing":
         raise ApplicationError("hand_not_finished", "the hand is still being played")
     result = dict(result or {})
     ruleset = rule_options(ruleset)
+    players, decks, mode = record_shape(result, ruleset)
+    friends = mode == "friends"
+    classic = (players, decks, mode) == (4, 2, "tractor")
     default_kind = STATUS_KINDS.get(status)
     named = _result_value(result, "kind", default_kind)
     kind = KIND_NAMES.get(str(named), str(named))
@@ -709,9 +936,11 @@ def outcome_from_record(
         raise _invalid("escaper_seat", f"escaper_seat {escaper!r} but seats {escaped} escaped")
     dealer_seat = _result_value(result, "dealer", dealer)
     dealer_side = _result_value(
-        result, "dealer_side", None if dealer_seat is None else dealer_seat % 2
+        result, "dealer_side", None if dealer_seat is None or friends else dealer_seat % 2
     )
-    wrapped = hand_wrapped if hand_wrapped and len(hand_wrapped) == 2 else (False, False)
+    slots = players if friends else 2
+    wrapped = hand_wrapped if hand_wrapped and len(hand_wrapped) == slots else (False,) * slots
+    played = kind == "normal"
     return HandOutcome(
         kind=kind,
         settlement=_rule(ruleset, "settlement"),
@@ -722,14 +951,49 @@ def outcome_from_record(
         attacker_points=result.get("attacker_points"),
         winner_side=_result_value(result, "winner_side") if kind == "normal" else None,
         levels_gained=result.get("levels_gained") if kind == "normal" else None,
-        levels_at_start=result.get("levels_at_start") or hand_levels or ("2", "2"),
+        levels_at_start=result.get("levels_at_start") or hand_levels or ("2",) * slots,
         levels_after=result.get("levels_after"),
         wrapped=_result_value(result, "wrapped", wrapped),
         escaper_seat=escaper,
         absent_seats=tuple(sorted({*result.get("absent_seats", ()), *absent_seats})),
         fees=replace(fees, table_fee=int(ruleset.get("table_fee", fees.table_fee))),
-        compensation="players" if ranked else "house",
+        compensation="players" if ranked and classic else "house",
+        players=players,
+        decks=decks,
+        mode=mode,
+        dealer=dealer_seat,
+        defenders=_seats_or_none(result.get("defenders")) if played and friends else None,
+        winning_seats=_seats_or_none(result.get("winning_seats")) if played and friends else None,
+        small_side_bonus=result.get("small_side_bonus") or 0 if played and friends else 0,
     )
+
+
+def _seats_or_none(value: Any) -> tuple[int, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise _invalid("defenders", f"{value!r} is not a list of seats")
+    return tuple(value)
+
+
+SHAPE_DEFAULTS: dict[str, Any] = {"players": 4, "decks": 2, "mode": "tractor"}
+
+
+def record_shape(result: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[int, int, str]:
+    """(players, decks, mode) of a stored hand: its result's, else its rules' (a classic hand
+    names neither: 4, 2, tractor). The result and the rules must agree where both say."""
+    shape = []
+    for key, default in SHAPE_DEFAULTS.items():
+        in_result, in_rules = result.get(key), options.get(key)
+        if in_result is not None and in_rules is not None and in_result != in_rules:
+            raise _invalid(key, f"the result says {key} {in_result!r}, the rules {in_rules!r}")
+        shape.append(
+            in_result if in_result is not None else in_rules if in_rules is not None else default
+        )
+    players, decks, mode = shape
+    if not _whole(players) or not _whole(decks) or mode not in MODES:
+        raise _invalid("players", f"shape {players!r} players, {decks!r} decks, {mode!r}")
+    return players, decks, mode
 
 
 def outcome_as_json(outcome: HandOutcome) -> dict[str, Any]:
@@ -756,6 +1020,21 @@ def outcome_as_json(outcome: HandOutcome) -> dict[str, Any]:
             "service_percent": outcome.fees.service_percent,
             "fixed_escape": outcome.fees.fixed_escape,
         },
+        # A classic hand's outcome is stored as before; another shape's with its shape, its
+        # sides and who won (`winner_side` is None in 找朋友).
+        **({} if outcome.is_classic else shape_as_json(outcome)),
+    }
+
+
+def shape_as_json(outcome: HandOutcome) -> dict[str, Any]:
+    return {
+        "players": outcome.players,
+        "decks": outcome.decks,
+        "mode": outcome.mode,
+        "dealer": outcome.dealer,
+        "defenders": None if outcome.defenders is None else list(outcome.defenders),
+        "winning_seats": list(outcome.winners),
+        "small_side_bonus": outcome.small_side_bonus,
     }
 
 
@@ -788,10 +1067,27 @@ def normalise_rank(value: Any) -> str:
     return text
 
 
-def _levels_pair(value: Any) -> tuple[str, str]:
-    if isinstance(value, str) or len(value) != 2:
-        raise _invalid("levels", f"{value!r} is not one level per side")
-    return (normalise_rank(value[0]), normalise_rank(value[1]))
+def _levels_tuple(value: Any, count: int) -> tuple[str, ...]:
+    if isinstance(value, str) or len(value) != count:
+        raise _invalid("levels", f"{value!r} is not one level per side (per player in 找朋友)")
+    return tuple(normalise_rank(rank) for rank in value)
+
+
+def _whole(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _checked_points(attacker_points: object) -> int:
+    if (
+        not isinstance(attacker_points, int)
+        or isinstance(attacker_points, bool)
+        or attacker_points < 0
+        or attacker_points % 5
+    ):
+        raise _invalid(
+            "attacker_points", f"attacker points {attacker_points!r} are not a multiple of 5"
+        )
+    return attacker_points
 
 
 def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
@@ -799,9 +1095,9 @@ def _check_choice(name: str, value: object, choices: tuple[str, ...]) -> None:
         raise _invalid(name, f"{name} {value!r} is not one of {', '.join(choices)}")
 
 
-def _check_seat(name: str, value: object) -> None:
-    if value not in SEATS or isinstance(value, bool):
-        raise _invalid(name, f"{name} {value!r} is not a seat 0–3")
+def _check_seat(name: str, value: object, players: int = 4) -> None:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < players:
+        raise _invalid(name, f"{name} {value!r} is not a seat 0–{players - 1}")
 
 
 def _invalid(name: str, message: str) -> ApplicationError:
