@@ -270,12 +270,14 @@ def test_a_visitor_and_a_plain_player_get_the_right_answer_everywhere(
 def test_live_hands_have_no_replay_record_or_ledger_and_the_api_shows_no_card(
     site: dict[str, Any],
 ) -> None:
+    """A live hand is in no page and no API (issue 34, finding 1: docs/LADDER.md, "Who sees a
+    hand"); its API answer is a missing hand's, with no card in it."""
     client = Client(**HTTPS)
     hand = site["live"].pk
     for url in (f"/hands/{hand}/", f"/hands/{hand}/record.json", f"/hands/{hand}/ledger.json"):
         assert client.get(url).status_code == 404, url
     detail = client.get(f"/api/hands/{hand}/")
-    assert detail.status_code == 200
+    assert detail.status_code == 404 and detail.json()["code"] == "hand_not_found"
     assert not re.search(r"\b(?:[2-9TJQKA][SHCD]|SJ|BJ)\b", detail.content.decode())
 
 
