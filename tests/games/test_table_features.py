@@ -49,6 +49,9 @@ CODES = {
     "practice": 0,
     "away_freed": 2,
     "stands_short": 2,
+    "friends_called": 2,
+    "friend_joins": 3,
+    "call_spent": 3,
 }
 
 

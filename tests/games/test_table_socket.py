@@ -73,9 +73,15 @@ class Peer:
             await self.receive()
 
 
-async def connect(table_id: int, user: Any | None, name: str) -> Peer:
+async def connect(
+    table_id: int, user: Any | None, name: str, address: str | None = None
+) -> Peer:
+    """A socket to the table; ``address`` sets the client's address (a spectator from a seated
+    player's address sees no shown hand, docs/PROTOCOL.md)."""
     headers = await database_sync_to_async(session_headers)(user)
     communicator = WebsocketCommunicator(application, f"/ws/table/{table_id}/", headers=headers)
+    if address is not None:
+        communicator.scope["client"] = (address, 50000)
     connected, _ = await communicator.connect()
     assert connected
     peer = Peer(name, communicator)
@@ -327,7 +333,7 @@ async def test_regression_a_spectator_kept_getting_a_seat_view_after_the_player_
 ) -> None:
     users, table_id = await database_sync_to_async(casual_table_seat_one_shows)()
     peers = [await connect(table_id, user, f"seat {i}") for i, user in enumerate(users)]
-    watcher = await connect(table_id, None, "watcher")
+    watcher = await connect(table_id, None, "watcher", address="198.51.100.7")
     await watcher.socket.send_json_to({"type": "watch", "seat": 1})
     await watcher.until(lambda f: f["type"] == "state" and f["you"]["watching"] == 1)
     await start_hand(peers, table_id)
