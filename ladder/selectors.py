@@ -16,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Exists, OuterRef, Q, QuerySet, Sum
-from django.db.models.fields.json import KT
+from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import TruncDate
 from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
@@ -406,11 +406,11 @@ def player_shape_stats(*, user: User) -> ShapeStats:
         )
         .filter(**{f"{outcome}__kind": "normal"})
         .values_list(
-            KT(f"{outcome}__players"),
-            KT(f"{outcome}__mode"),
+            KeyTextTransform("players", outcome),
+            KeyTextTransform("mode", outcome),
             "seat",
-            KT(f"{outcome}__winner_side"),
-            KT(f"{outcome}__winning_seats"),
+            KeyTextTransform("winner_side", outcome),
+            KeyTextTransform("winning_seats", outcome),
         )
         .annotate(hands=Count("pk"))
         .order_by()

@@ -74,6 +74,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
             "next_title": next_title(profile.title_points),
             "ranks": ranks,
             "hands": selectors.player_hands(user=user, viewer=request.user, limit=20),
+            "shape_stats": selectors.player_shape_stats(user=user),
             "title_chart": line_chart(selectors.player_title_history(user=user)),
             "rating_chart": line_chart(selectors.player_rating_history(user=user)),
             "is_self": is_self,
