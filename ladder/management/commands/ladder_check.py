@@ -2,9 +2,12 @@
 
 Checks each user's table points and title points against the sums of their ledger entries (and
 that none is negative), every entry's `balance_after` against the running sum of its account,
-that every hand's table-point entries (the house's included) sum to zero, that the house never
-pays (its rows are positive fees and escape penalties only), that no `shortfall` row was ever
-written, that no practice hand (a bot seated at its start) moved points or ratings, that
+that every hand's table-point entries (the house's included) sum to zero, whatever its number
+of seats, that the house never pays (its rows are positive fees and escape penalties only),
+that no `shortfall` row was ever written, that no practice hand (a bot seated at its start)
+moved points or ratings, that every row of a hand is the house's or one of its players', that
+no hand of 5–8 players, more decks or 找朋友 moved title points, ratings or escape
+compensation (ranked play is four players, two decks), that
 nobody had the relief grant more often than the daily limit, and that every quick-match
 no-show row is a charge of at most the quick-match stake. Exits with status 1 and lists what
 is wrong otherwise. `--since-hand N` limits the per-hand checks to hands after N (history
@@ -81,7 +84,8 @@ class Command(BaseCommand):
                 f"ok: {users} users, {entries} ledger entries; every balance and title total "
                 "equals its ledger sum and none is negative, every running balance and every "
                 "hand balances, the house only receives fees, no shortfall, no practice hand "
-                "moved points"
+                "moved points, no hand paid an outsider, no bigger table's hand moved title "
+                "points or ratings"
             )
         )
         self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
