@@ -56,9 +56,8 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games.errors import ApplicationError
-from games.models import Hand, QueueEntry, QuickMatch, Seat, Table
+from games.models import QueueEntry, QuickMatch, Seat, Table
 from games.services import db_now, points_needed_for, ranked_table_open, seated_elsewhere
-from games.services._common import free_seat, system, table_changed
 
 logger = logging.getLogger(__name__)
 
@@ -332,47 +331,6 @@ def _check_no_show_wait(user: User) -> None:
             _("you did not come to your last quick match: you may queue again in %(minutes)s min"),
             minutes=wait // 60,
         )
-
-
-def quick_match_no_show(table: Table, seats: list[Seat]) -> bool:
-    """The arrival grace of a ranked table ended before its first hand with a player still
-    away (docs/LADDER.md, "Quick-match no-shows"): each player away pays the no-show fee (a
-    `no_show` ledger row) and may not queue for ``NO_SHOW_WAIT_S``; the players who came are
-    put back in the queue at the place they had (their wait counts on); the table closes.
-    False (nothing done) when the table is not such a table. Precondition: the table and its
-    seats are locked, no hand on."""
-    from ladder.services import ladder_no_show_charge
-
-    if not table.ranked or Hand.objects.filter(match__table=table).exists():
-        return False
-    record = QuickMatch.objects.filter(table=table).order_by("-pk").first()
-    waits = dict(zip(record.players, record.waits, strict=True)) if record else {}
-    now = db_now()
-    for seat in seats:
-        user, index = seat.user, seat.index
-        if user is None:
-            continue
-        if seat.connected:
-            _requeue(user, waited_s=float(waits.get(user.pk, 0.0)), now=now)
-        else:
-            ladder_no_show_charge(user_id=user.pk, table_id=table.pk, stake=table.stake)
-            table_changed(table, system("away_freed", str(user), index))
-        free_seat(seat)
-    table.status = Table.Status.CLOSED
-    table.save(update_fields=["status"])
-    table_changed(table, system("closed"))
-    transaction.on_commit(_match_after_join)
-    return True
-
-
-def _requeue(user: User, *, waited_s: float, now: datetime) -> None:
-    """Back in the queue as if they had never left it: joined ``waited_s`` before they were
-    seated (so the accepted gap keeps its width), seen now."""
-    record_at = now - timedelta(seconds=waited_s)
-    QueueEntry.objects.get_or_create(
-        user=user,
-        defaults={"rating": _rating_and_balance(user)[0], "joined_at": record_at, "last_seen": now},
-    )
 
 
 # --- selectors -------------------------------------------------------------------------------

@@ -32,6 +32,7 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import after_change
+from games.services.noshow import quick_match_no_show
 
 ACCOUNT_SUSPENDED = "account_suspended"  # banned or made inactive: the socket's last frame
 SESSION_ENDED = "session_ended"  # logged out, password changed, account removed
@@ -168,8 +169,6 @@ def seat_takeover(*, seat_id: int, since: str) -> bool:
         # where the player still away at its end is absent (wrap_up) as after a takeover.
         return False
     if not on:  # between hands the table does not wait: the seat is freed
-        from games.matchmaking import quick_match_no_show  # a ranked table's first hand: no-show
-
         if not quick_match_no_show(table, seats):
             seat_vacate_away(table, seat)
         return True
