@@ -77,6 +77,8 @@ def shape_replay_words() -> dict[str, Any]:
         "levels_after_each": _("Levels after: {levels}"),
         "defenders": _("defenders"),
         "side_final": _("Dealer's side"),
+        "seat_points_title": _("Points each player has taken"),
+        "levels_each": _("Each player's level"),
     }
 
 
