@@ -18,6 +18,10 @@ Every message's category names the answers it may get. At the end: every socket 
 the seats, the chat and the ledger changed only by those moves, accepted chat lines and
 settlement. ``bench/fuzz_sockets.py`` and ``tests/proof/test_fuzz_sockets.py`` run it.
 
+With a ``Shape`` of 4–8 seats in tractor or 找朋友 mode (``run_fuzz(..., shape=...)``) the
+table is a casual one of that shape, every seat a player on a socket (auto-ready off); its
+legal moves include the dealer's calls, and the hostile messages the ``call`` message.
+
 The fuzzing sockets connect with the per-socket token bucket opened wide (else nearly every
 message would be answered ``rate_limited`` and nothing behind it would be tried); one more
 socket with the site's real bucket takes a flood of its own. Chat keeps its real limits.
@@ -40,8 +44,8 @@ from channels.testing import WebsocketCommunicator
 from django.test import Client
 from django.test.utils import override_settings
 
-from games.engine import format_cards, legal_actions, parse_action
-from proof.fuzz_messages import CHAT_OUTCOMES, Generator, Probe, Snapshot, probe
+from games.engine import legal_actions, parse_action
+from proof.fuzz_messages import CHAT_OUTCOMES, Generator, Probe, Shape, Snapshot, probe
 
 TIMEOUT = 20.0
 LINGER = 3  # rounds spent while the dealer buries, and between hands, before moving on
@@ -261,28 +265,42 @@ class World:
     table_row: dict[str, Any]
 
 
-def build_world(tag: str) -> World:
+def build_world(tag: str, shape: Shape | None = None) -> World:
     from accounts.services import user_create
     from games import services
     from ladder.models import LadderProfile, LedgerEntry
     from ladder.services import ladder_points_adjust
 
+    shape = shape or Shape()
+    seats = shape.players
     password = f"fuzz-{secrets.token_hex(8)}"
-    people = [user_create(username=f"fz{tag}p{i}", password=password) for i in range(5)]
-    players, spectator = people[:4], people[4]
+    people = [user_create(username=f"fz{tag}p{i}", password=password) for i in range(seats + 1)]
+    players, spectator = people[:seats], people[seats]
     for user in players:  # what many hands can take: a player needs that to sit (LADDER.md)
         ladder_points_adjust(
             user=user, account="table", amount=100_000, reason="fuzz bankroll", by=None
         )
-    table = services.ranked_table_open(  # ranked tables are seated by quick match only
-        users=players,
-        name=f"fuzz {tag}",
-        stake=50,
-        play_seconds=900,
-        bury_seconds=900,
-        bid_window_seconds=0,
-        deal_interval_ms=0,
-    )
+    timings: dict[str, Any] = {
+        "play_seconds": 900,
+        "bury_seconds": 900,
+        "bid_window_seconds": 0,
+        "deal_interval_ms": 0,
+    }
+    if shape.ranked:  # ranked tables are seated by quick match only
+        table = services.ranked_table_open(users=players, name=f"fuzz {tag}", stake=50, **timings)
+    else:
+        table = services.table_create(
+            creator=players[0],
+            name=f"fuzz {tag}",
+            stake=50,
+            players=seats,
+            house_rules={} if shape.mode == "tractor" else {"mode": shape.mode},
+            **timings,
+        )
+        for index, user in enumerate(players):
+            services.seat_take(table_id=table.pk, user=user, index=index)
+            # Each hand starts when the fuzzer presses ready, never by itself.
+            services.seat_auto_ready(table_id=table.pk, user=user, on=False)
     balances = dict(LadderProfile.objects.filter(user__in=people).values_list("user_id", "balance"))
     last = LedgerEntry.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
     return World(table.pk, players, spectator, balances, last, table_row(table.pk))
@@ -318,10 +336,13 @@ def snapshot(table_id: int) -> Snapshot:
 
 
 class Fuzzer:
-    def __init__(self, app: Any, world: World, messages: int, seed: int) -> None:
+    def __init__(
+        self, app: Any, world: World, messages: int, seed: int, shape: Shape | None = None
+    ) -> None:
         self.app, self.world, self.target = app, world, messages
         self.rng = random.Random(seed)
-        self.generator = Generator(self.rng)
+        self.shape = shape or Shape()
+        self.generator = Generator(self.rng, self.shape)
         self.report = Report()
         self.peers: list[Peer] = []
         self.legal: dict[int, list[str]] = {}  # hand id → the legal moves sent, as logged
@@ -361,7 +382,9 @@ class Fuzzer:
             await self.round(snap, min(self.round_size, self.target - self.report.messages))
             stage = (snap.hand_id, snap.phase)
             lingered[stage] += 1
-            if snap.phase == "playing" or (snap.active and lingered[stage] >= LINGER):
+            # 找朋友's burying lingers longer: the dealer's bad calls are tried there.
+            linger = 3 * LINGER if self.shape.friends and snap.phase == "burying" else LINGER
+            if snap.phase == "playing" or (snap.active and lingered[stage] >= linger):
                 await self.legal_move(snap)
             elif not snap.active and lingered[stage] >= LINGER:
                 await self.start_hand()
@@ -400,18 +423,21 @@ class Fuzzer:
         seat = snap.state.to_act
         assert seat is not None
         action = legal_actions(snap.state, seat)[0]
-        message = {"type": action.kind, "seq": snap.seq, "cards": format_cards(action.cards)}
+        kind, _seat, rest = str(action).split(" ", 2)
+        field_name = "calls" if kind == "call" else "cards"  # 找朋友's dealer calls first
+        message = {"type": kind, "seq": snap.seq, field_name: rest}
         await self.seats[seat].send(json.dumps(message))
         for peer in self.seats:
             await peer.until_past(snap.hand_id, snap.seq)
             if peer.seq <= snap.seq:
                 raise AssertionError(f"a legal move was refused: {message}")
-        self.legal.setdefault(snap.hand_id, []).append(str(parse_action(str(action))))
+        logged = str(parse_action(str(action), snap.state.players))
+        self.legal.setdefault(snap.hand_id, []).append(logged)
         self.generator.last_legal = (seat, message)
         self.report.legal_moves += 1
 
     async def start_hand(self) -> None:
-        """The four press ready (legal); the worker deals; the dealer is to bury."""
+        """The players press ready (legal); the worker deals; the dealer is to bury."""
         before = {p.name: p.hand for p in self.seats}
         for peer in self.seats:
             await peer.send(json.dumps({"type": "ready"}))
@@ -547,10 +573,12 @@ class Fuzzer:
         return []
 
 
-async def run_fuzz(app: Any, *, messages: int, seed: int) -> Fuzzer:
-    """Build a live table in the current database and fuzz its sockets (see the module);
-    the fuzzer's ``report`` has the figures."""
-    world = await database_sync_to_async(build_world)(f"{seed}x{secrets.token_hex(3)}")
-    fuzzer = Fuzzer(app, world, messages, seed)
+async def run_fuzz(app: Any, *, messages: int, seed: int, shape: Shape | None = None) -> Fuzzer:
+    """Build a live table in the current database (a ranked table of four, or a casual one of
+    ``shape``) and fuzz its sockets (see the module); the fuzzer's ``report`` has the
+    figures."""
+    tag = f"{seed}x{secrets.token_hex(3)}"
+    world = await database_sync_to_async(build_world)(tag, shape)
+    fuzzer = Fuzzer(app, world, messages, seed, shape)
     await fuzzer.run()
     return fuzzer

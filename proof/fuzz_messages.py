@@ -1,7 +1,9 @@
 """Hostile messages for the table socket, each with the answers it may get (``Probe``), made
-for one socket's role (a seat 0..3, a logged-in "spectator", an "anonymous" one) from the hand
-as the database holds it (``Snapshot``) by ``Generator``. The fuzzer (``proof.fuzz``) sends
-them and checks the answers.
+for one socket's role (a seat 0..P-1, a logged-in "spectator", an "anonymous" one) from the
+hand as the database holds it (``Snapshot``) by ``Generator``, for the table's ``Shape`` (a
+ranked table of four, or a casual one of 4–8 seats in tractor or 找朋友 mode: then the
+``call`` message too, with bad calls, from other seats, out of turn and oversized). The fuzzer
+(``proof.fuzz``) sends them and checks the answers.
 
 An answer is an ``error`` frame's code, or ``pong``, ``state``, ``check:<code>`` (``check:*``:
 any check answer), or ``ok`` (nothing came back: an accepted chat line).
@@ -18,6 +20,8 @@ from typing import Any
 
 from games.engine import Card, HandState, Trump, format_cards
 from games.engine.trump import suit_group
+
+MAX_SEATS = 8  # the most seats a table has: a seat number past it is refused at any table
 
 ANY_CHECK = "check:*"  # a `check` answer, whatever it says: a check never changes anything
 CHAT_OUTCOMES = frozenset({"ok", "chat_rate_limited"})
@@ -56,6 +60,20 @@ def probe(category: str, content: Any, *expect: str) -> Probe:
     return Probe(category, frame, frozenset(expect))
 
 
+@dataclass(frozen=True)
+class Shape:
+    """The fuzzed table: a ranked table of four (the default), or a casual one of ``players``
+    seats in ``mode`` (``tractor`` or ``friends``)."""
+
+    players: int = 4
+    mode: str = "tractor"
+    ranked: bool = True
+
+    @property
+    def friends(self) -> bool:
+        return self.mode == "friends"
+
+
 @dataclass
 class Snapshot:
     """The hand as the database holds it while a round is generated (it stands still then)."""
@@ -77,11 +95,15 @@ class Snapshot:
 
 
 class Generator:
-    """Hostile messages for one role (seat 0..3, "spectator" or "anonymous") at a snapshot."""
+    """Hostile messages for one role (seat 0..P-1, "spectator" or "anonymous") at a snapshot."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, shape: Shape | None = None) -> None:
         self.rng = rng
+        self.shape = shape or Shape()
         self.last_legal: tuple[int, dict[str, Any]] | None = None  # (seat, message) to repeat
+
+    def _seat_number(self) -> int:
+        return self.rng.randrange(self.shape.players)
 
     def for_role(self, role: int | str, snap: Snapshot) -> Probe:
         makers: list[Callable[[], Probe]] = self._common()
@@ -184,12 +206,11 @@ class Generator:
         return probe("state", {"type": "state", "seat": 2, "hand": 1}, "state")
 
     def watch(self) -> Probe:
-        return probe(
-            "watch", {"type": "watch", "seat": self.rng.choice([0, 1, 2, 3, None])}, "state"
-        )
+        seat = self.rng.choice([*range(self.shape.players), None])
+        return probe("watch", {"type": "watch", "seat": seat}, "state")
 
     def bad_watch(self) -> Probe:
-        seat = self.rng.choice([4, -1, True, "1", 1.0, [0], 2**70])
+        seat = self.rng.choice([MAX_SEATS, -1, True, "1", 1.0, [0], 2**70])
         return probe("bad_watch", {"type": "watch", "seat": seat}, "invalid_seat")
 
     def bad_field(self) -> Probe:
@@ -224,7 +245,7 @@ class Generator:
 
         makers = [seat_ops, chat]
         if not snap.active:
-            return [*makers, lambda: self.no_hand(seat)]
+            return [*makers, lambda: self.no_hand(seat), lambda: self.call_no_hand()]
         acts = [
             lambda: self.stale(seat, snap),
             lambda: self.future(seat, snap),
@@ -236,9 +257,38 @@ class Generator:
         assert snap.state is not None
         if snap.state.to_act == seat:
             acts += [lambda: self.not_held(seat, snap), lambda: self.illegal_move(seat, snap)]
+            # 找朋友's dealer burying: the calls are the new input, and the burying is short.
+            calling = self.shape.friends and snap.phase == "burying"
+            acts += [lambda: self.bad_call(seat, snap)] * (12 if calling else 1)
         else:
             acts += [lambda: self.out_of_turn(seat, snap)] * 2
-        return [*makers, *acts, *acts]
+            acts += [lambda: self.call_out_of_turn(seat, snap)]
+        acts += [lambda: self.call_bad_field(snap)]
+        return [*makers, *[self._calls_first(a, seat, snap) for a in acts] * 2]
+
+    def _calls_first(
+        self, make: Callable[[], Probe], seat: int, snap: Snapshot
+    ) -> Callable[[], Probe]:
+        """找朋友: while the dealer has not called, its bury is refused with ``calls_missing``
+        before the bury itself is judged (the engine checks the calls first)."""
+        state = snap.state
+        assert state is not None
+        waiting = (
+            self.shape.friends
+            and snap.phase == "burying"
+            and state.to_act == seat
+            and not state.calls
+        )
+        if not waiting:
+            return make
+
+        def made() -> Probe:
+            item = make()
+            if '"bury"' in str(item.frame) and item.category != "stale_seq":
+                return Probe(item.category, item.frame, item.expect | {"calls_missing"})
+            return item
+
+        return made
 
     def _held(self, seat: int, snap: Snapshot) -> list[Card]:
         assert snap.state is not None
@@ -253,10 +303,11 @@ class Generator:
         return format_cards(self.rng.sample(held, min(count, len(held))))
 
     def _count(self, snap: Snapshot) -> int:
-        """The number of cards a move needs now: 8 to bury, else the lead's size (or 1)."""
+        """The number of cards a move needs now: the kitty's size to bury, else the lead's
+        size (or 1)."""
         assert snap.state is not None
         if snap.phase == "burying":
-            return 8
+            return snap.state.kitty_size
         plays = snap.state.trick.plays
         return len(plays[0]) if plays else 1
 
@@ -306,7 +357,8 @@ class Generator:
 
     def wrong_phase(self, seat: int, snap: Snapshot) -> Probe:
         kind = "bid" if self.rng.random() < 0.6 else ("play" if snap.phase == "burying" else "bury")
-        count = 8 if kind == "bury" else self.rng.choice([1, 2])
+        assert snap.state is not None
+        count = snap.state.kitty_size if kind == "bury" else self.rng.choice([1, 2])
         content = {"type": kind, "seq": snap.seq, "cards": self._some_held(seat, snap, count)}
         return probe("wrong_phase", content, "wrong_phase")
 
@@ -331,7 +383,7 @@ class Generator:
         assert snap.state is not None
         held = self._held(seat, snap)
         if snap.phase == "burying":
-            count = self.rng.choice([7, 9])
+            count = snap.state.kitty_size + self.rng.choice([-1, 1])
             content = {"type": "bury", "seq": snap.seq, "cards": self._some_held(seat, snap, count)}
             return probe("wrong_count", content, "bury_wrong_count")
         plays = snap.state.trick.plays
@@ -371,16 +423,106 @@ class Generator:
 
     def seat_messages(self, seat: int) -> Probe:
         rng = self.rng
-        content, code = rng.choice(
-            [
-                ({"type": "sit", "seat": rng.randint(0, 3)}, "already_seated"),
-                ({"type": "sit", "seat": rng.choice([4, -1, 2**40]), "stake": 1}, "invalid_seat"),
-                ({"type": "sit", "seat": "0"}, "bad_message"),
-                ({"type": "bot", "seat": rng.randint(0, 3)}, "ranked_no_bots"),
+        past = rng.choice([self.shape.players, MAX_SEATS, -1, 2**40])
+        choices: list[tuple[dict[str, Any], str]] = [
+            ({"type": "sit", "seat": self._seat_number()}, "already_seated"),
+            ({"type": "sit", "seat": past, "stake": 1}, "invalid_seat"),
+            ({"type": "sit", "seat": "0"}, "bad_message"),
+        ]
+        if self.shape.ranked:
+            choices += [
+                ({"type": "bot", "seat": self._seat_number()}, "ranked_no_bots"),
                 ({"type": "show_hand", "allow": True}, "not_allowed"),
             ]
-        )
+        else:  # a casual table: every seat is taken (showing one's hand is no bad input)
+            choices += [
+                ({"type": "bot", "seat": self._seat_number()}, "seat_taken"),
+                ({"type": "bot", "seat": past}, "invalid_seat"),
+            ]
+        content, code = rng.choice(choices)
         return probe("seat_messages", content, code)
+
+    # 找朋友's calls ------------------------------------------------------------------------
+
+    def _callable_cards(self, snap: Snapshot) -> list[str]:
+        """Cards any policy lets the dealer call: no joker, level card or trump."""
+        assert snap.state is not None and snap.state.trump is not None
+        trump = snap.state.trump
+        return [
+            c.text
+            for c in ALL_CARDS
+            if not c.is_joker and c.rank != trump.level and c.suit != trump.suit
+        ]
+
+    def _good_calls(self, snap: Snapshot, count: int) -> list[str]:
+        return [f"1{card}" for card in self.rng.sample(self._callable_cards(snap), count)]
+
+    def bad_call(self, seat: int, snap: Snapshot) -> Probe:
+        """The seat to act sends calls that break a rule (or the wrong phase, or a table
+        without calls): each refused with its code, never applied."""
+        state = snap.state
+        assert state is not None
+        if not self.shape.friends:
+            code = "calls_not_allowed" if snap.phase == "burying" else "wrong_phase"
+            calls = " ".join(self._good_calls(snap, 2))
+            return probe("call_no_friends", self._call(snap, calls), code, "calls_not_allowed")
+        if snap.phase != "burying":
+            calls = " ".join(self._good_calls(snap, state.rules.friends))
+            return probe("call_wrong_phase", self._call(snap, calls), "wrong_phase")
+        count, decks = state.rules.friends, state.decks
+        trump = state.trump
+        assert trump is not None
+        good = self._good_calls(snap, count + 1)
+        level_card = f"1{trump.level}{self.rng.choice('SHCD')}"
+        plain = [rank for rank in "A3456789" if rank != trump.level]
+        trump_card = f"1{self.rng.choice(plain)}{trump.suit}" if trump.suit else level_card
+        trump_code = "friend_trump" if trump.suit else "friend_level_card"
+        cases: list[tuple[list[str], str | None]] = [
+            (good[: count - 1], "friend_wrong_count"),
+            (good[: count + 1], "friend_wrong_count"),
+            ([good[0]] * count, "friend_duplicate" if count > 1 else None),
+            ([f"{decks + 1}{good[0][1:]}", *good[1:count]], "friend_bad_ordinal"),
+            (["1BJ", *good[1:count]], "friend_joker"),
+            ([level_card, *good[1:count]], "friend_level_card"),
+            ([trump_card, *good[1:count]], trump_code),
+        ]
+        chosen, reason = self.rng.choice([c for c in cases if c[1] is not None])
+        assert reason is not None
+        codes = {reason, "invalid_action"} if not chosen else {reason}  # no calls: either
+        return Probe("bad_call", json.dumps(self._call(snap, " ".join(chosen))), frozenset(codes))
+
+    def _call(self, snap: Snapshot, calls: str, **extra: Any) -> dict[str, Any]:
+        return {"type": "call", "seq": snap.seq, "calls": calls, **extra}
+
+    def call_out_of_turn(self, seat: int, snap: Snapshot) -> Probe:
+        """Another seat calls (naming the dealer's seat changes nothing)."""
+        assert snap.state is not None
+        calls = " ".join(self._good_calls(snap, max(1, snap.state.rules.friends)))
+        extra = {"seat": snap.state.to_act} if self.rng.random() < 0.5 else {}
+        # At a tractor table the engine may answer either first: both are stable refusals.
+        codes = ("not_your_turn",) if self.shape.friends else ("not_your_turn", "calls_not_allowed")
+        if snap.phase == "playing":
+            codes = (*codes, "wrong_phase")
+        return probe("call_out_of_turn", self._call(snap, calls, **extra), *codes)
+
+    def call_bad_field(self, snap: Snapshot) -> Probe:
+        """Oversized, of the wrong type, bad notation, or stale: refused before the engine."""
+        rng = self.rng
+        case = rng.randrange(4)
+        if case == 0:
+            calls = " ".join(["1AS"] * rng.randint(51, 400))  # past 200 characters
+            return probe("call_oversized", self._call(snap, calls), "bad_message")
+        if case == 1:
+            value = rng.choice([5, None, ["1AS"], {"c": "1AS"}, True])
+            return probe("call_wrong_type", self._call(snap, value), "bad_message")  # type: ignore[arg-type]
+        if case == 2:
+            calls = rng.choice(["ZZ", "AS", "1ZZ", "0AS", "1A♠", "{seat}", "1AS\ncall 0 1KH"])
+            return probe("call_notation", self._call(snap, calls), "invalid_action")
+        seq = rng.choice([snap.seq - 1, -1, snap.seq + 10**6])
+        return probe("call_stale", {**self._call(snap, "1AS 1KH"), "seq": seq}, "stale_seq")
+
+    def call_no_hand(self) -> Probe:
+        return probe("no_hand", {"type": "call", "seq": 3, "calls": "1AS 1KH"}, "no_hand")
 
     def no_hand(self, seat: int) -> Probe:
         """Between hands: hand actions (and leaving, which is no escape then) find no hand."""
@@ -421,16 +563,18 @@ class Generator:
                     {"type": "ready"},
                     {"type": "ready", "ready": False},
                     {"type": "show_hand", "allow": True},
+                    {"type": "call", "seq": snap.seq, "calls": "1AS 1KH"},
                 ]
             )
             return probe("spectator_acts", content, "not_seated")
 
         def seats() -> Probe:
+            bot_refused = "ranked_no_bots" if self.shape.ranked else "not_allowed"
             content, code = self.rng.choice(
                 [
-                    ({"type": "sit", "seat": self.rng.randint(0, 3), "stake": 5}, "seat_taken"),
-                    ({"type": "sit", "seat": 7}, "invalid_seat"),
-                    ({"type": "bot", "seat": self.rng.randint(0, 3)}, "ranked_no_bots"),
+                    ({"type": "sit", "seat": self._seat_number(), "stake": 5}, "seat_taken"),
+                    ({"type": "sit", "seat": self.shape.players}, "invalid_seat"),
+                    ({"type": "bot", "seat": self._seat_number()}, bot_refused),
                 ]
             )
             return probe("spectator_seats", content, code)
@@ -451,6 +595,7 @@ class Generator:
                     {"type": "ready"},
                     {"type": "bot", "seat": 1},
                     {"type": "show_hand", "allow": True},
+                    {"type": "call", "seq": 0, "calls": "1AS 1KH"},
                     {"type": "chat", "text": self.rng.choice(HOSTILE_CHAT)},
                 ]
             )
