@@ -8,7 +8,9 @@ with bidding for the dealer and later hands at every level occur), at the table 
 and play a bot returns is checked with the engine's ``check_action`` before it is applied;
 after each hand the engine's self-play invariants (cards and points conserved) and the
 replay of the hand's record are checked. Prints one JSON line; exits 1 when any action was
-refused.
+refused. ``--max-seconds S`` starts no hand after S seconds (the line then gives the hands
+completed and ``"stopped": true``); ``--progress N`` prints the counts so far to stderr every
+N hands of each process.
 """
 
 from __future__ import annotations
@@ -50,13 +52,24 @@ def shape_rules(name: str, shape: str) -> RuleSet:
 
 
 def run_part(
-    bot: str, hands: Sequence[int], seed: int, budget: SearchBudget, shape: str = CLASSIC
+    bot: str,
+    hands: Sequence[int],
+    seed: int,
+    budget: SearchBudget,
+    shape: str = CLASSIC,
+    stop_at: float | None = None,
+    progress: int = 0,
 ) -> dict[str, Any]:
-    """Play the hands numbered ``hands`` (see the module doc); the counts of this part."""
+    """Play the hands numbered ``hands`` (see the module doc); the counts of this part. No
+    hand is started after ``stop_at`` (``time.time()``)."""
     matches: dict[str, Match] = {}
     counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
+    counts["stopped"] = False
     started = time.perf_counter()
     for number in hands:
+        if stop_at is not None and time.time() >= stop_at:
+            counts["stopped"] = True
+            break
         name = PRESET_NAMES[number % len(PRESET_NAMES)]
         match = matches.get(name)
         if match is None or match.over:
@@ -80,20 +93,37 @@ def run_part(
         counts["actions_checked"] += stats.checked
         counts["decisions"] += sum(len(t) for t in stats.times)
         counts["refused"] += [(name, number, *r) for r in stats.refused]
+        if progress and counts["hands"] % progress == 0:
+            so_far = {**counts, "refused": len(counts["refused"])}
+            so_far["seconds"] = round(time.perf_counter() - started, 1)
+            print(json.dumps({"bot": bot, "shape": shape, **so_far}), file=sys.stderr, flush=True)
     counts["seconds"] = time.perf_counter() - started
     return counts
 
 
-def _part(args: tuple[str, list[int], int, SearchBudget, str]) -> dict[str, Any]:
+Part = tuple[str, list[int], int, SearchBudget, str, float | None, int]
+
+
+def _part(args: Part) -> dict[str, Any]:
     return run_part(*args)
 
 
 def run(
-    bot: str, hands: int, seed: int, jobs: int, budget: SearchBudget, shape: str = CLASSIC
+    bot: str,
+    hands: int,
+    seed: int,
+    jobs: int,
+    budget: SearchBudget,
+    shape: str = CLASSIC,
+    max_seconds: float | None = None,
+    progress: int = 0,
 ) -> dict[str, Any]:
     numbers = list(range(hands))
+    stop_at = None if max_seconds is None else time.time() + max_seconds
     # Each process keeps whole matches: hand numbers are dealt out by preset blocks.
-    parts = [(bot, numbers[j::jobs], seed, budget, shape) for j in range(jobs)]
+    parts: list[Part] = [
+        (bot, numbers[j::jobs], seed, budget, shape, stop_at, progress) for j in range(jobs)
+    ]
     started = time.perf_counter()
     if jobs <= 1:
         results = [_part(parts[0])]
@@ -106,6 +136,8 @@ def run(
         "shape": shape,
         "seed": seed,
         "hands": sum(p["hands"] for p in results),
+        "hands_asked": hands,
+        "stopped": any(p["stopped"] for p in results),
         "presets": list(PRESET_NAMES),
         "actions_checked": sum(p["actions_checked"] for p in results),
         "decisions": sum(p["decisions"] for p in results),
@@ -125,13 +157,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--search-ms", type=float, default=0.0, help="0: no time limit")
     parser.add_argument("--search-candidates", type=int, default=SearchBudget().candidates)
     parser.add_argument("--shape", default=CLASSIC, help="players/decks/mode, e.g. 6/3/friends")
+    parser.add_argument("--max-seconds", type=float, default=None, help="start no hand after")
+    parser.add_argument("--progress", type=int, default=0, help="counts to stderr every N hands")
     args = parser.parse_args(argv)
     budget = SearchBudget(
         max_samples=args.search_samples,
         max_ms=args.search_ms or None,
         candidates=args.search_candidates,
     )
-    figures = run(args.bot, args.hands, args.seed, args.jobs, budget, args.shape)
+    figures = run(
+        args.bot,
+        args.hands,
+        args.seed,
+        args.jobs,
+        budget,
+        args.shape,
+        args.max_seconds,
+        args.progress,
+    )
     print(json.dumps(figures), flush=True)
     return 1 if figures["refused"] else 0
 

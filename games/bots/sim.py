@@ -10,7 +10,8 @@ dealer's bid cards, flipped kitty cards). It reads the seat's ``Knowledge`` only
 no checks (the basic policy only makes legal plays; throws still go through the engine's throw
 check against the sampled hands). Every simulated seat decides with the basic policy from
 its own ``Knowledge`` (its own sampled hand and the public memory), never from the other
-sampled hands.
+sampled hands. A playout may stop after a number of tricks (the search does so at tables of
+more than four seats) and estimate the rest (``SimHand.estimated_points``).
 """
 
 from __future__ import annotations
@@ -176,6 +177,7 @@ class SimHand:
         "players",
         "plays",
         "rules",
+        "scored_side",
         "seat_points",
         "side",
         "tricks_played",
@@ -205,6 +207,7 @@ class SimHand:
         self.side = k.side or frozenset((k.dealer,))
         self.calls: list[Call] = list(k.calls or ())
         self.seat_points = list(k.seat_points or [0] * k.players)
+        self.scored_side = self.side
         if self.friends:
             # Penalties apart from the points the attackers known now have taken.
             self.attacker_points = k.attacker_points - sum(
@@ -310,11 +313,16 @@ class SimHand:
     def finished(self) -> bool:
         return not self.plays and not self.hands[self.leader]
 
-    def playout(self, policy: Policy) -> int:
-        """Play to the end with ``policy`` for every seat; the attackers' final points X."""
+    def playout(self, policy: Policy, tricks: int | None = None) -> int:
+        """Play to the end with ``policy`` for every seat; the attackers' final points X.
+        With ``tricks``, stop once that many tricks are complete (the current one counted)
+        and return ``estimated_points()`` for the rest."""
         last: list[tuple[int, ...]] = []
         last_leader = last_winner = -1
+        stop_at = None if tricks is None else self.tricks_played + tricks
         while self.plays or self.hands[self.leader]:
+            if stop_at is not None and not self.plays and self.tricks_played >= stop_at:
+                return self.estimated_points()
             seat = self.to_act
             cards = policy(self.knowledge(seat))
             if len(self.plays) == self.players - 1:
@@ -324,7 +332,45 @@ class SimHand:
                 last_winner = self.leader
             else:
                 self.play(seat, cards)
+        self.scored_side = self.side
         return self.final_points(last, last_leader, last_winner)
+
+    def expected_side(self) -> frozenset[int]:
+        """The dealer's side as it will likely end: the known side and, in 找朋友, every seat
+        holding a copy of an open call's card in this world (it will most likely fill it)."""
+        if not self.friends:
+            return self.side
+        open_cards = {call.card for call in self.calls if call.open}
+        holders = {s for s, hand in enumerate(self.hands) if open_cards.intersection(hand)}
+        return self.side | holders
+
+    def estimated_points(self) -> int:
+        """A cheap estimate of X at a trick's end, for a playout stopped early: the points
+        taken so far (penalties included), plus the points still in the hands shared by each
+        side's strength (``keep_value`` summed over its cards: trumps and high cards take
+        tricks), plus the kitty at the single-card multiplier (2) shared by each side's trumps
+        (the last trick goes to trumps). Seats of ``expected_side`` count as defenders."""
+        from games.bots.basic import keep_value
+
+        trump = self.trump
+        side = self.expected_side()
+        self.scored_side = side
+        x = self.attacker_points
+        if self.friends:
+            x += sum(n for s, n in enumerate(self.seat_points) if s not in side)
+        strength = [0.0, 0.0]
+        trumps = [0, 0]
+        remaining = 0
+        for seat, hand in enumerate(self.hands):
+            attacking = seat not in side if self.friends else self.is_attacker(seat)
+            for c in hand:
+                strength[attacking] += keep_value(c, trump)
+                trumps[attacking] += trump.groups[c] == TRUMP
+                remaining += POINTS[c]
+        share = strength[1] / (strength[0] + strength[1]) if strength[0] + strength[1] else 0.5
+        ruff = trumps[1] / (trumps[0] + trumps[1]) if trumps[0] + trumps[1] else share
+        kitty = sum(POINTS[c] for c in self.kitty)
+        return max(0, round(x + share * remaining + ruff * 2 * kitty))
 
     def final_points(self, last: list[tuple[int, ...]], leader: int, winner: int) -> int:
         """X of RULES.md §5.6: trick points, penalties, and the kitty bonus when the attackers
