@@ -143,6 +143,33 @@ _ENGINE_MESSAGES: dict[str, Promise] = {
 }
 
 
+# Refusals that name their particulars (the error's fields): a page reads them from the error
+# itself, the table page fills ``error_details()`` with an error frame's ``fields``.
+_DETAILED_MESSAGES: dict[str, Promise] = {
+    "insufficient_balance": _(
+        "you hold %(balance)s table points; every seat at this table needs at least %(needed)s"
+    ),
+}
+
+
+class Grouped(int):
+    """A number of table points: a number to machines (JSON), "1,580" in a message."""
+
+    def __str__(self) -> str:
+        return f"{int(self):,}"
+
+
+def detailed_message(code: str) -> Promise:
+    """The message of ``code`` that names the error's fields (``_DETAILED_MESSAGES``)."""
+    return _DETAILED_MESSAGES[code]
+
+
+def error_details() -> dict[str, str]:
+    """The detailed messages in the active language, ``%(name)s`` written ``{name}`` as the
+    table page's script fills them."""
+    return {code: _PARAMETER.sub(r"{\1}", str(text)) for code, text in _DETAILED_MESSAGES.items()}
+
+
 def _is_cards(detail: str) -> bool:
     try:
         parse_cards(detail)
@@ -218,8 +245,13 @@ class ApplicationError(Exception):
             text = reason_text(code)
         return cls(code, str(error) or text)
 
-    def as_message(self) -> dict[str, str]:
-        return {"type": "error", "code": self.code, "message": self.message}
+    def as_message(self) -> dict[str, Any]:
+        """The socket's error frame; a refusal with particulars (``_DETAILED_MESSAGES``) also
+        carries them as ``fields``, in words ("1,580"), for the page to fill its own text."""
+        frame: dict[str, Any] = {"type": "error", "code": self.code, "message": self.message}
+        if self.code in _DETAILED_MESSAGES and self.fields:
+            frame["fields"] = {name: str(value) for name, value in self.fields.items()}
+        return frame
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.fields}

@@ -15,6 +15,10 @@ from games.engine import HOUSE_RULE_OPTIONS
 from games.services import MAX_STAKE
 
 HOUSE_RULE_PREFIX = "rule_"
+# The create form's stake: under the default rules a seat then needs 316 table points
+# (docs/LADDER.md, "Who may sit"), so two accounts fresh from the sign-up grant (1,000) can
+# sit, lose a hand at the worst and sit again (tests/games/test_first_table.py).
+DEFAULT_STAKE = 20
 # The old form's ``mode`` said casual or ranked; ``casual`` reads as the default mode now, and
 # ``ranked`` is refused as before: ranked tables come only from quick match (RULES-FRIENDS §7).
 _OLD_CASUAL = "casual"
@@ -97,7 +101,9 @@ class TableCreateForm(ShapeForm):
         initial="ranked",
         help_text=_("A casual table. Ranked tables come only from quick match."),
     )
-    stake = forms.IntegerField(label=_("Stake"), min_value=1, max_value=MAX_STAKE, initial=100)
+    stake = forms.IntegerField(
+        label=_("Stake"), min_value=1, max_value=MAX_STAKE, initial=DEFAULT_STAKE
+    )
     min_balance = forms.IntegerField(
         label=_("Minimum balance"), min_value=0, max_value=10_000_000, initial=0
     )
@@ -119,6 +125,23 @@ class TableCreateForm(ShapeForm):
 
     def main_fields_bound(self) -> list[forms.BoundField]:
         return [self[name] for name in self.fields if not name.startswith(HOUSE_RULE_PREFIX)]
+
+    @classmethod
+    def defaults(cls) -> TableCreateForm:
+        """The form bound to its own defaults (what a table made without changing a field is)."""
+        data = {
+            name: field.initial
+            for name, field in cls().fields.items()
+            if field.initial is not None and field.initial is not False
+        }
+        return cls(data)
+
+    def needed_arguments(self) -> dict[str, Any]:
+        """The keyword arguments of ``services.points_needed_to_create``: what a seat at the
+        table this form makes will need."""
+        arguments = self.service_arguments()
+        names = ("preset_name", "stake", "min_balance", "house_rules", "players")
+        return {name: arguments[name] for name in names}
 
     def service_arguments(self) -> dict[str, Any]:
         """The keyword arguments of ``services.table_create`` (besides the creator)."""

@@ -10,6 +10,7 @@ urlpatterns = [
     path("tables/", views.lobby, name="lobby"),
     path("tables/status/", views.lobby_status, name="lobby_status"),
     path("tables/new/", views.table_new, name="table_new"),
+    path("tables/new/needed/", views.table_needed, name="table_needed"),
     path("tables/quick/join/", views.quick_join, name="quick_join"),
     path("tables/quick/leave/", views.quick_leave, name="quick_leave"),
     path("tables/practice/", views.practice, name="practice"),

@@ -33,7 +33,7 @@ from games import (
     services,
     table_words,
 )
-from games.errors import ApplicationError, error_messages
+from games.errors import ApplicationError, error_details, error_messages
 from games.forms import PracticeForm, ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table, quick_match_name
 from ladder import selectors as ladder_selectors
@@ -213,6 +213,7 @@ def lobby(request: HttpRequest) -> HttpResponse:
             "form": TableCreateForm(),
             "rules_data": rules_words.form_rules_data(),
             "shape_data": rules_words.shape_form_data(),
+            "seat_needed": _seat_needed(TableCreateForm.defaults(), request),
             "labels": _labels(),
         },
     )
@@ -239,7 +240,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
     form = TableCreateForm(request.POST if request.method == "POST" else None)
     if form.is_bound and form.is_valid():
         try:
-            table = services.table_create(
+            table, not_seated = services.table_create_seated(
                 creator=request.user,
                 **form.service_arguments(),
             )
@@ -248,11 +249,7 @@ def table_new(request: HttpRequest) -> HttpResponse:
                 return _refused(request, error)
             form.add_error(None, f"{error.message} ({error.code})")
         else:
-            created = _("Table %(name)s created.") % {"name": table.name}
-            if table.unlisted and not _wants_json(request):  # the lobby does not list it
-                messages.success(request, created)
-                return redirect("games:table", table_id=table.pk)
-            return _done(request, created, table.pk)
+            return _table_created(request, table, not_seated)
     status = 400 if form.is_bound else 200
     if form.is_bound and not form.is_valid() and _wants_json(request):
         return _refused(request, _shape_form_error(form))
@@ -260,8 +257,67 @@ def table_new(request: HttpRequest) -> HttpResponse:
         "form": form,
         "rules_data": rules_words.form_rules_data(),
         "shape_data": rules_words.shape_form_data(),
+        "seat_needed": _seat_needed(
+            form if form.is_bound and form.is_valid() else TableCreateForm.defaults(), request
+        ),
     }
     return render(request, "games/table_new.html", context, status=status)
+
+
+def _table_created(
+    request: HttpRequest, table: Table, not_seated: ApplicationError | None
+) -> HttpResponse:
+    """The creator sits at seat 1 of the new table; when they could not, the message says why
+    (the table stays, for others)."""
+    if not_seated is None:
+        created = _("Table %(name)s created: you sit at seat 1.") % {"name": table.name}
+    else:
+        created = _("Table %(name)s created. You are not seated: %(reason)s") % {
+            "name": table.name,
+            "reason": not_seated.message,
+        }
+    if _wants_json(request):
+        return JsonResponse({"ok": True, "message": created, "table": table.pk})
+    if not_seated is None:
+        messages.success(request, created)
+    else:
+        messages.warning(request, created)
+    return redirect("games:table", table_id=table.pk)
+
+
+def _seat_needed(form: TableCreateForm, request: HttpRequest) -> dict[str, Any]:
+    """What a seat at the table ``form`` would make needs, by the code that checks it when
+    sitting and before every hand, in words; with the viewer's own balance when logged in."""
+    if not form.is_valid():
+        return {"ok": False, "code": "bad_message", "message": _form_error(form).message}
+    try:
+        needed = services.points_needed_to_create(**form.needed_arguments())
+    except ApplicationError as error:
+        return {"ok": False, "code": error.code, "message": error.message}
+    result: dict[str, Any] = {"ok": True, "needed": needed, "enough": True}
+    if not request.user.is_authenticated:
+        words = _("Every seat needs at least %(needed)s table points.")
+    else:
+        balance = services.user_balance(request.user)
+        result.update(balance=balance, enough=balance >= needed)
+        words = (
+            _("Every seat needs at least %(needed)s table points. You hold %(balance)s.")
+            if balance >= needed
+            else _(
+                "Every seat needs at least %(needed)s table points. You hold %(balance)s: "
+                "lower the stake to sit here yourself."
+            )
+        )
+    numbers = {"needed": f"{needed:,}", "balance": f"{result.get('balance', 0):,}"}
+    return {**result, "text": words % numbers}
+
+
+@never_cache
+@require_GET
+def table_needed(request: HttpRequest) -> JsonResponse:
+    """The create form's preview: the table points a seat at the table its fields (the query)
+    would make needs (``_seat_needed``)."""
+    return JsonResponse(_seat_needed(TableCreateForm(request.GET), request))
 
 
 def _card_words() -> dict[str, Any]:
@@ -294,6 +350,7 @@ def _table_labels() -> dict[str, Any]:
     return {
         **_card_words(),
         "errors": error_messages(),
+        "error_details": error_details(),
         "system": chat_words.system_line_patterns(),
         "bid_kinds": _bid_kinds(),
         "live": _("live"),

@@ -70,6 +70,7 @@ from games.services.start import table_start_due, tables_start_overdue
 from games.services.tables import (
     points_needed_for,
     points_needed_here,
+    points_needed_to_create,
     ranked_table_open,
     seat_auto_ready,
     seat_fill_bot,
@@ -79,6 +80,7 @@ from games.services.tables import (
     seat_take,
     seated_elsewhere,
     table_create,
+    table_create_seated,
     user_balance,
 )
 from games.services.wrap_up import hand_wrap_up, hands_awaiting_wrap_up
@@ -112,6 +114,7 @@ __all__ = [
     "playing_hand_id",
     "points_needed_for",
     "points_needed_here",
+    "points_needed_to_create",
     "practice_start",
     "ranked_table_open",
     "seat_auto_ready",
@@ -137,6 +140,7 @@ __all__ = [
     "table_act_optimistic",
     "table_close",
     "table_create",
+    "table_create_seated",
     "table_hint",
     "table_start_due",
     "tables_start_overdue",

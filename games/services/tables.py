@@ -27,7 +27,7 @@ from accounts.models import User
 from games import realtime
 from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
 from games.engine.rules import CLASSIC_SHAPE, ShapeOptionError, default_decks, default_friends
-from games.errors import ApplicationError
+from games.errors import ApplicationError, Grouped, detailed_message
 from games.models import (
     MAX_SEATS,
     SHAPE_HOUSE_RULES,
@@ -98,6 +98,23 @@ def table_create(
         table.invite_code = secrets.token_urlsafe(12)
         table.save(update_fields=["unlisted", "invite_code"])
     return table
+
+
+@transaction.atomic
+def table_create_seated(
+    *, creator: User, **arguments: Any
+) -> tuple[Table, ApplicationError | None]:
+    """``table_create``, and the creator sits in seat 0 (the create form's way: a table made is
+    a table to play at). A creator who cannot sit (seated at another table, short of the table
+    points a seat needs, which the form showed before) still gets the table, and the refusal
+    is returned to say why."""
+    table = table_create(creator=creator, **arguments)
+    try:
+        with transaction.atomic():
+            seat_take(table_id=table.pk, user=creator, index=0)
+    except ApplicationError as refusal:
+        return table, refusal
+    return table, None
 
 
 def tables_open_per_user() -> int:
@@ -329,6 +346,29 @@ def points_needed_for(
     return points_needed(table)
 
 
+def points_needed_to_create(
+    *,
+    preset_name: str,
+    stake: int,
+    min_balance: int = 0,
+    house_rules: dict[str, Any] | None = None,
+    players: int = SEATS,
+) -> int:
+    """What every seat of the table ``table_create`` would make of these arguments will need
+    (the create form shows it as its fields change): the rules checked as ``table_create``
+    checks them, then ``points_needed_for``, the figure sitting and every hand enforce."""
+    if not 1 <= stake <= MAX_STAKE:
+        raise ApplicationError("invalid_stake")
+    checked = house_rules_checked(preset_name, house_rules or {}, players=players)
+    return points_needed_for(
+        preset_name=preset_name,
+        stake=stake,
+        min_balance=min_balance,
+        house_rules=checked,
+        players=players,
+    )
+
+
 def points_needed_here(table: Table) -> int:
     """What a human needs to sit at ``table`` as it is seated now (the table page says it)."""
     seats = list(Seat.objects.filter(table=table).order_by("index"))
@@ -382,12 +422,9 @@ def _sit(
     if balance < needed:
         raise ApplicationError(
             "insufficient_balance",
-            _(
-                "your table points are below this table's minimum: %(needed)s"
-                " (you hold %(balance)s)"
-            ),
-            needed=needed,
-            balance=balance,
+            detailed_message("insufficient_balance"),
+            needed=Grouped(needed),
+            balance=Grouped(balance),
         )
     if stake is not None:
         table.stake = stake

@@ -65,8 +65,11 @@ function byId(id) {
   return document.getElementById(id);
 }
 
-/** The translated message for an error code, else what the server said. */
-function errorText(code, message) {
+/** The translated message for an error code, else what the server said; a refusal that names
+ * its particulars (`fields`: "you hold 1,000 …") in the page's words with them filled in. */
+function errorText(code, message, fields) {
+  const detailed = fields && L.error_details && L.error_details[code];
+  if (detailed) return fmt(detailed, fields);
   return (L.errors && L.errors[code]) || message || code;
 }
 
@@ -671,7 +674,7 @@ function onError(frame) {
   }
   ui.waitingAction = 0;
   ui.pendingBury = null;
-  setNote(errorText(frame.code, frame.message), "error");
+  setNote(errorText(frame.code, frame.message, frame.fields), "error");
   if (frame.code === "stale_seq") send({ type: "state" });
   renderActions();
 }

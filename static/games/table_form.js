@@ -108,6 +108,34 @@ function render() {
   );
 }
 
-form.addEventListener("change", render);
-form.addEventListener("input", render);
+// The table points a seat will need, as the server computes it when sitting and before every
+// hand (games/views.py table_needed): asked again as the fields change.
+const needed = document.getElementById("seat-needed");
+let neededTimer = 0;
+let neededAsked = 0;
+
+function askNeeded() {
+  if (!needed) return;
+  const query = new URLSearchParams();
+  for (const [name, value] of new FormData(form)) if (name !== "csrfmiddlewaretoken") query.append(name, String(value));
+  const asked = ++neededAsked;
+  fetch(`${needed.dataset.url}?${query}`, { headers: { Accept: "application/json" }, credentials: "same-origin" })
+    .then((response) => response.json())
+    .then((answer) => {
+      if (asked !== neededAsked) return; // a later change has asked again
+      needed.textContent = answer.ok ? answer.text : answer.message;
+      needed.classList.toggle("short", !answer.ok || !answer.enough);
+    })
+    .catch(() => {});
+}
+
+function changed() {
+  render();
+  clearTimeout(neededTimer);
+  neededTimer = setTimeout(askNeeded, 200);
+}
+
+form.addEventListener("change", changed);
+form.addEventListener("input", changed);
 render();
+askNeeded();

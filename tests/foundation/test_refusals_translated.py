@@ -202,9 +202,9 @@ REFUSALS = [
     Refusal(
         sit_without_the_table_points,
         {
-            "en": "your table points are below this table's minimum: ",
-            "zh-hans": "你的桌分低于这张桌的最低要求：需要 ",
-            "zh-hant": "你的桌分低於這張桌的最低要求：需要 ",
+            "en": "you hold 1,000 table points; every seat at this table needs at least 1,580,000",
+            "zh-hans": "你的桌分 1,000，这张桌每个座位至少需要 1,580,000",
+            "zh-hant": "你的桌分 1,000，這張桌每個座位至少需要 1,580,000",
         },
     ),
     Refusal(

@@ -89,18 +89,21 @@ def test_creating_a_table_with_the_form(client: Client) -> None:
     assert client.get("/tables/new/").status_code == 302  # log in first
     player = login(user)
     assert 'name="preset"' in page(player, "/tables/new/")
-    html = post(
-        player,
+    made = player.post(
         "/tables/new/",
         {"name": "午夜场", "mode": "casual", "preset": "seed003", "stake": "50",
          "min_balance": "10", "play_seconds": "15"},
     )  # fmt: skip
     table = Table.objects.get(name="午夜场")
+    assert made["Location"] == f"/tables/{table.pk}/"
+    html = page(player, made["Location"])
     assert (table.preset, table.ranked, table.stake, table.min_balance, table.play_seconds) == (
         "seed003", False, 50, 10, 15,
     )  # fmt: skip
     assert table.creator == user and table.seats.count() == 4
-    assert "午夜场" in html and f'id="table-{table.pk}"' in html
+    # The creator sits at seat 1 and lands on the table's page (issue 33).
+    assert table.seats.get(index=0).user == user
+    assert "午夜场" in html and 'id="table-name"' in html
 
     # Ranked tables come only from quick match: the form refuses to make one.
     refused = player.post(
