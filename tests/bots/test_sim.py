@@ -135,3 +135,67 @@ def test_a_playouts_kitty_reads_the_winning_play_among_five_plays() -> None:
     assert multiplier > 2
     assert sum(card_points(c) for c in sim.kitty) == 25
     assert sim.final_points(last, leader, winner) == multiplier * 25
+
+
+@pytest.mark.parametrize("shape", ["6/3/friends", "8/4/tractor"])
+def test_a_playout_stopped_after_some_tricks_estimates_the_rest_within_what_is_left(
+    shape: str,
+) -> None:
+    from games.bots.legality import shape_rules
+    from games.engine.scoring import card_points
+
+    rules = shape_rules("ranked", shape)
+    for state, history in states_at_plays(0, (1, 20, 50), rules, 13):
+        seat = state.to_act
+        assert seat is not None
+        k = knowledge_from_view(view_for(state, seat), rules, history)
+        world = World([list(h) for h in state.hands], list(state.buried))
+        sim = SimHand(k, world)
+        x = sim.playout(choose_play, tricks=2)
+        assert sim.tricks_played == k.tricks_played + 2
+        assert not sim.plays and sim.hands[sim.leader]
+        side = sim.expected_side()
+        taken = sim.attacker_points + sum(
+            n for s, n in enumerate(sim.seat_points) if sim.friends and s not in side
+        )
+        left = sum(card_points(c) for hand in sim.hands for c in hand)
+        kitty = sum(card_points(c) for c in sim.kitty)
+        assert taken <= x <= taken + left + 2 * kitty
+        assert sim.scored_side == side
+
+
+def test_the_estimate_gives_the_rest_to_the_side_holding_every_card_that_takes_tricks() -> None:
+    from games.bots.legality import shape_rules
+    from games.engine.scoring import card_points
+
+    rules = shape_rules("ranked", "6/3/tractor")
+    state, history = next(states_at_plays(0, (1,), rules, 13))
+    seat = state.to_act
+    assert seat is not None
+    k = knowledge_from_view(view_for(state, seat), rules, history)
+    sim = SimHand(k, World([list(h) for h in state.hands], list(state.buried)))
+    attackers = [s for s in range(6) if sim.is_attacker(s)]
+    everything = [c for hand in sim.hands for c in hand]
+    sim.hands = [[] for _ in range(6)]
+    sim.hands[attackers[0]] = everything
+    left = sum(card_points(c) for c in everything)
+    kitty = sum(card_points(c) for c in sim.kitty)
+    assert sim.estimated_points() == sim.attacker_points + left + 2 * kitty
+
+
+def test_a_seat_holding_an_open_calls_card_is_expected_on_the_dealers_side() -> None:
+    from games.bots.friendship import Call
+    from games.bots.legality import shape_rules
+
+    rules = shape_rules("ranked", "6/3/friends")
+    state, history = next(states_at_plays(0, (1,), rules, 13))
+    seat = state.to_act
+    assert seat is not None
+    k = knowledge_from_view(view_for(state, seat), rules, history)
+    sim = SimHand(k, World([list(h) for h in state.hands], list(state.buried)))
+    holder = next(s for s in range(6) if s not in sim.side)
+    card = sim.hands[holder][0]
+    sim.calls = [Call(card, 1, 0, None)]
+    assert holder in sim.expected_side()
+    sim.calls = [Call(card, 1, 1, holder)]
+    assert sim.expected_side() == sim.side
