@@ -98,7 +98,7 @@ FORMS = [
 def test_the_forms_preview_is_what_sitting_enforces(changes: dict[str, str]) -> None:
     """The preview's figure for a form is the balance sitting at the table that form makes
     asks: one point less is refused, that much sits."""
-    host, browser = new_player("主人")
+    _, browser = new_player("主人")
     form = {**defaults(), **changes}
     preview = browser.get(NEEDED_URL, form).json()
     assert preview["ok"] is True, preview
@@ -150,8 +150,9 @@ def test_the_preview_says_the_figure_and_the_viewers_balance_in_their_language()
     ],
 )
 def test_regression_a_refusal_to_sit_named_no_numbers(language: str, words: str) -> None:
-    """"你的桌分低于这张桌的最低要求" said nothing of how much: now the lobby's refusal and the
-    table page's (its socket frame's fields in the page's words) name both numbers."""
+    """The refusal "你的桌分低于这张桌的最低要求" said nothing of how much: now the lobby's
+    refusal and the table page's (its socket frame's fields in the page's words) name both
+    numbers."""
     host, _ = new_player("主人")
     table = services.table_create(creator=host, name="高桌", stake=100)
     player, browser = new_player("新人", language)
