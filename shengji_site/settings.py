@@ -370,8 +370,10 @@ SHENGJI_PASSWORD_RESETS_PER_EMAIL = int(os.environ.get("SHENGJI_PASSWORD_RESETS_
 SHENGJI_PASSWORD_RESETS_PER_IP = int(os.environ.get("SHENGJI_PASSWORD_RESETS_PER_IP") or 10)
 SHENGJI_PASSWORD_RESET_WINDOW_S = float(os.environ.get("SHENGJI_PASSWORD_RESET_WINDOW_S") or 3600)
 # Accounts made per client address: in any hour, and in any day (HTTP 429, form error
-# `too_many_signups`).
-SHENGJI_SIGNUPS_PER_IP_PER_HOUR = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_HOUR") or 3)
+# `too_many_signups`). 8 an hour: a full 8-seat table of friends behind one home router signs
+# up together; 10 a day bounds what new accounts bring in to 10 × the sign-up grant (1,000) a
+# day per address (docs/proof/SECURITY.md, "Sign-ups per address").
+SHENGJI_SIGNUPS_PER_IP_PER_HOUR = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_HOUR") or 8)
 SHENGJI_SIGNUPS_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_DAY") or 10)
 # Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
 AUTHENTICATION_BACKENDS = [
