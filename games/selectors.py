@@ -279,7 +279,7 @@ def _state(read: TableRead, presence: Presence) -> dict[str, Any]:
     hand = read.hand
     return {
         "type": "state",
-        "table": _table_head(read.table, read.matches),
+        "table": _table_head(read.table, read.matches, hand, read.seats),
         "seats": _seat_dicts(read.seats),
         "you": {"seat": presence.seat, "watching": presence.watching},
         "hand": None
@@ -291,9 +291,40 @@ def _state(read: TableRead, presence: Presence) -> dict[str, Any]:
     }
 
 
-def _table_head(table: Table, matches: int) -> dict[str, Any]:
-    """The table in a ``state`` frame: its summary, its matches so far and its ``rev``."""
-    return {**table_summary(table), "match_number": matches or None, "rev": table.rev}
+def _table_head(
+    table: Table, matches: int, hand: Hand | None = None, seats: list[Seat] | None = None
+) -> dict[str, Any]:
+    """The table in a ``state`` frame: its summary, its matches so far and its ``rev``; what
+    leaving the hand in progress costs (``escape_cost``, None with no hand on); and, once a
+    ranked table is closed, the offer of a new quick match (``quick_match_offer``; docs/
+    LADDER.md, "A ranked table that loses a player")."""
+    closed = table.status == Table.Status.CLOSED
+    return {
+        **table_summary(table),
+        "match_number": matches or None,
+        "rev": table.rev,
+        "escape_cost": hand_escape_cost(table, hand, seats or []),
+        "quick_match_offer": table.ranked and closed,
+        "ended_by_escape": closed and hand is not None and hand.status == Hand.Status.ESCAPED,
+    }
+
+
+def hand_escape_cost(table: Table, hand: Hand | None, seats: list[Seat]) -> int | None:
+    """What leaving ``hand`` now costs its escaper, by the settlement's own computation
+    (``ladder.selectors.escape_cost_now``); None when no hand is in progress. A seat with no
+    user at a hand in progress is a bot's: practice, nothing moves."""
+    if hand is None or hand.status != Hand.Status.PLAYING or table.status == Table.Status.CLOSED:
+        return None
+    from ladder.selectors import escape_cost_now  # the ladder reads games' models
+
+    return escape_cost_now(
+        ruleset=hand.ruleset or {},
+        stake=table.stake,
+        levels=hand.levels,
+        wrapped=hand.wrapped,
+        ranked=table.ranked,
+        practice=any(seat.user_id is None for seat in seats),
+    )
 
 
 def table_change(*, table_id: int) -> dict[str, Any] | None:
@@ -317,7 +348,7 @@ def table_change(*, table_id: int) -> dict[str, Any] | None:
         hands = [_json({**head, "view": view}) for view in views]
     return {
         "rev": table.rev,
-        "table": _json(_table_head(table, read.matches)),
+        "table": _json(_table_head(table, read.matches, hand, seats)),
         "seats": _json(_seat_dicts(seats)),
         "chat": _json(chat_backlog(table_id=table_id)),
         "hand": None if hand is None else [hand.pk, hand.seq],

@@ -33,7 +33,9 @@ from ladder.settlement import (
     SHORTFALL,
     FeeSchedule,
     escape_charge_range,
+    escaper_charge,
     max_hand_loss,
+    outcome_from_record,
     rule_options,
     ruleset_name,
 )
@@ -82,6 +84,39 @@ def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
     return escape_charge_range(
         str(options["settlement"]), str(options["escape_penalty"]), stake, fee_schedule()
     )
+
+
+def escape_cost_now(
+    *,
+    ruleset: Mapping[str, Any],
+    stake: int,
+    levels: Any,
+    wrapped: Any = None,
+    ranked: bool = False,
+    practice: bool = False,
+) -> int:
+    """What leaving the hand in progress costs its escaper now, as the settlement will charge
+    it: the hand's stored rules, the table's stake and rankedness and the levels held at the
+    hand's start read by `outcome_from_record`, charged by `escaper_charge` (`settle_hand`),
+    exactly as `ladder_settle_hand` reads and charges an escaped hand. 0 for a practice hand
+    (a bot seated at its start: nothing moves). The table page's escape warning quotes this
+    (docs/LADDER.md, "What an escape costs")."""
+    if practice:
+        return 0
+    outcome = outcome_from_record(
+        status="escaped",
+        result={},
+        ruleset=ruleset,
+        stake=stake,
+        dealer=None,
+        hand_levels=levels,
+        hand_wrapped=wrapped,
+        escaped_seats=[0],
+        absent_seats=[],
+        fees=fee_schedule(),
+        ranked=ranked,
+    )
+    return escaper_charge(outcome)
 
 
 def player_balance(*, user: User) -> int:

@@ -573,20 +573,21 @@ def escape_lines(outcome: HandOutcome, escaper: int) -> list[Line]:
     if outcome.compensation == "house":
         return escape_lines_to_house(outcome, escaper)
     if penalty == "triple":
-        gain, fee, loss = one_level(outcome)
-        lines = [Line(escaper, ESCAPE_PENALTY, -3 * loss)]
+        gain, fee, _loss = one_level(outcome)
+        charge = escape_paid(outcome)
+        lines = [Line(escaper, ESCAPE_PENALTY, -charge)]
         lines += [Line(seat, ESCAPE_COMPENSATION, gain) for seat in opponents]
-        lines.append(Line(None, ESCAPE_PENALTY, 3 * loss - 2 * gain))
+        lines.append(Line(None, ESCAPE_PENALTY, charge - 2 * gain))
         if fee:
             lines += [Line(seat, FEE, -fee) for seat in opponents]
             lines.append(Line(None, FEE, 2 * fee))
         return lines
     if penalty == "fixed_40":
-        amount = outcome.fees.fixed_escape
+        amount = escape_paid(outcome)
         return [Line(escaper, ESCAPE_PENALTY, -amount), Line(None, ESCAPE_PENALTY, amount)]
     if penalty == "nine_stakes":
         others = (*opponents, partner)
-        return [Line(escaper, ESCAPE_PENALTY, -9 * outcome.stake)] + [
+        return [Line(escaper, ESCAPE_PENALTY, -escape_paid(outcome))] + [
             Line(seat, ESCAPE_COMPENSATION, 3 * outcome.stake) for seat in others
         ]
     return []
@@ -658,29 +659,80 @@ def most_paid_by_a_loser(amount: int, players: int = 4, mode: str = "tractor") -
     return max(-(-(2 * amount * w * lost // players) // lost) for w, lost in splits)
 
 
+def escaper_charge(outcome: HandOutcome) -> int:
+    """The table points the settlement of this escaped hand takes from its escaper, every line
+    of theirs counted (`settle_hand` itself, for a seat holding what the table needs). What a
+    player is told an escape costs, on the table page's warning and its rules card, is this
+    function's answer (docs/LADDER.md, "What an escape costs"): the quote and the charge are
+    one computation. It does not depend on which seat escapes, nor on the others' balances."""
+    if outcome.kind != "escape" or outcome.escaper_seat is None:
+        raise _invalid("kind", "only an escaped hand has an escaper to charge")
+    rich = SeatState(human=True, balance=10**15)
+    lines = settle_hand(outcome, {seat: rich for seat in outcome.seats})
+    return -table_net(lines, outcome.escaper_seat)
+
+
+def escape_outcome(
+    *,
+    settlement: str,
+    escape_penalty: str,
+    stake: int,
+    fees: FeeSchedule,
+    levels: tuple[str, ...] = ("2", "2"),
+    wrapped: tuple[bool, ...] | None = None,
+    players: int = 4,
+    decks: int = 2,
+    mode: str = "tractor",
+    ranked: bool = False,
+) -> HandOutcome:
+    """An escape by seat 0 at a table of these rules, with these levels held at the hand's
+    start (one per side, or one per player in 找朋友; a single level is held by all)."""
+    slots = players if mode == "friends" else 2
+    held = tuple(levels) * slots if len(levels) == 1 else tuple(levels)
+    classic = (players, decks, mode) == (4, 2, "tractor")
+    return HandOutcome(
+        kind="escape",
+        settlement=settlement,
+        escape_penalty=escape_penalty,
+        stake=stake,
+        levels_at_start=held,
+        wrapped=wrapped if wrapped is not None else (False,) * slots,
+        escaper_seat=0,
+        fees=fees,
+        compensation="players" if ranked and classic else "house",
+        players=players,
+        decks=decks,
+        mode=mode,
+    )
+
+
 def escape_charge(settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule) -> int:
-    """What an escaper (or a player absent at the end) pays under `escape_penalty` at most."""
-    if escape_penalty == "triple":
-        if settlement == "ratio":
-            return 3 * (percent_of(stake, max(RATIO_PERCENT.values())) + stake)
-        return 3 * (10 if settlement == "table" else stake)
-    if escape_penalty == "fixed_40":
-        return fees.fixed_escape
-    if escape_penalty == "nine_stakes":
-        return 9 * stake
-    return 0
+    """What an escaper (or a player absent at the end) pays under `escape_penalty` at most:
+    `escaper_charge` with A held (the highest ratio)."""
+    return escape_charge_range(settlement, escape_penalty, stake, fees)[1]
 
 
 def escape_charge_range(
     settlement: str, escape_penalty: str, stake: int, fees: FeeSchedule
 ) -> tuple[int, int]:
-    """(least, most) an escaper pays under `escape_penalty` at this stake: `triple` under `ratio`
-    depends on the levels held (ratio 100 % at 2–3 up to 220 % at A); the others are fixed."""
-    if escape_penalty == "triple" and settlement == "ratio":
-        least = 3 * (percent_of(stake, min(RATIO_PERCENT.values())) + stake)
-        return least, escape_charge(settlement, escape_penalty, stake, fees)
-    charge = escape_charge(settlement, escape_penalty, stake, fees)
-    return charge, charge
+    """(least, most) an escaper pays under `escape_penalty` at this stake, `escaper_charge` at
+    levels 2 and A: `triple` under `ratio` depends on the levels held (ratio 100 % at 2–3 up to
+    220 % at A); the others are fixed."""
+    _check_choice("settlement", settlement, SETTLEMENTS)
+    _check_choice("escape_penalty", escape_penalty, ESCAPE_PENALTIES)
+    least, most = (
+        escaper_charge(
+            escape_outcome(
+                settlement=settlement,
+                escape_penalty=escape_penalty,
+                stake=stake,
+                fees=fees,
+                levels=(level,),
+            )
+        )
+        for level in ("2", "A")
+    )
+    return least, most
 
 
 def max_hand_loss(

@@ -1393,7 +1393,9 @@ function escapeConfirmText() {
   if (!rules || typeof rules.escape_cost !== "number") return L.escape_confirm;
   const practice = game.seats.some((s) => s.bot && !s.user); // a bot of its own: practice
   if (practice && rules.practice_text) return rules.practice_text;
-  const head = rules.escape_cost > 0 ? fmt(L.escape_confirm_cost, { cost: rules.escape_cost }) : L.escape_confirm_free;
+  // This hand's own cost, from the state frame: the settlement's computation at its levels.
+  const now = game.table && typeof game.table.escape_cost === "number" ? game.table.escape_cost : rules.escape_cost;
+  const head = now > 0 ? fmt(L.escape_confirm_cost, { cost: now }) : L.escape_confirm_free;
   return rules.escape_text ? `${head}\n\n${rules.escape_text}` : head;
 }
 
@@ -1884,6 +1886,8 @@ function renderLedger(box, handId) {
     tr.append(el("td", "", row.name || seatName(row.seat)));
     const tp = el("td", `num ${row.table_points > 0 ? "up" : row.table_points < 0 ? "down" : ""}`, signed(row.table_points));
     tp.title = row.entries.map((e) => `${e.kind}: ${signed(e.amount)}`).join("\n");
+    const parts = row.entries.filter((e) => e.account !== "title");
+    if (parts.length > 1) tp.append(el("div", "ledger-breakdown", parts.map((e) => `${e.kind} ${signed(e.amount)}`).join(" · ")));
     tr.append(tp);
     tr.append(el("td", "num", signed(row.title_points)));
     body.append(tr);

@@ -103,7 +103,8 @@ def check_escape_dialog(page: Any, words: dict[str, Any]) -> None:
     if practice:  # a bot of its own in a seat: the hand is practice, leaving costs nothing
         assert messages[0] == rules["practice_text"]
     elif rules and isinstance(rules.get("escape_cost"), int):
-        cost = rules["escape_cost"]
+        now = state(page)["table"].get("escape_cost")  # this hand's, by the settlement's code
+        cost = now if isinstance(now, int) else rules["escape_cost"]
         if cost > 0:
             assert str(cost) in messages[0]
         else:
