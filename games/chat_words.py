@@ -27,6 +27,8 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
     "friends_called": (0,),
     "friend_joins": (0,),
     "call_spent": (0,),
+    "timeout_play": (0,),
+    "timeout_bury": (0,),
 }
 
 
@@ -105,6 +107,10 @@ def system_line_patterns() -> dict[str, str]:
         "call_spent": _(
             "{0} plays copy {2} of {1}, already on the dealer's side: the call is used"
         ),
+        # Translators: a player's time ran out and the server played for them (超时代出).
+        "timeout_play": _("Time's up: the system played {1} for {0}"),
+        # Translators: the dealer's time ran out and the server buried for them (超时代扣底).
+        "timeout_bury": _("Time's up: the system buried the kitty for {0}"),
     }
 
 

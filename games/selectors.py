@@ -234,6 +234,7 @@ def _hand_head(hand: Hand, match_number: int) -> dict[str, Any]:
         "number": hand.number,
         "match_number": match_number,
         "deadline": None if hand.deadline is None else hand.deadline.isoformat(),
+        "finished_at": None if hand.finished_at is None else hand.finished_at.isoformat(),
     }
 
 

@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from games import (
     chat_words,
     matchmaking,
+    moment_words,
     ratelimits,
     replay,
     rules_words,
@@ -459,6 +460,7 @@ def _table_labels() -> dict[str, Any]:
         **_seat_words(),
         **_first_contact_words(),
         **table_words.shape_table_words(),
+        **moment_words.moment_table_words(),
     }
 
 
@@ -545,6 +547,7 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
             "practice_text": rules_words.practice_words(),
         },
         "grace_s": settings.SHENGJI_DISCONNECT_GRACE_S,
+        "next_hand_pause_s": settings.SHENGJI_NEXT_HAND_PAUSE_S,
         "me": {
             "logged_in": user.is_authenticated,
             "username": user.get_username() if user.is_authenticated else None,

@@ -291,7 +291,7 @@ SHENGJI_ARRIVAL_GRACE_S = int(
     os.environ.get("SHENGJI_ARRIVAL_GRACE_S") or SHENGJI_DISCONNECT_GRACE_S
 )
 # Auto-ready's next hand starts this long after the last one ended: time to see the result.
-SHENGJI_NEXT_HAND_PAUSE_S = float(os.environ.get("SHENGJI_NEXT_HAND_PAUSE_S") or 5)
+SHENGJI_NEXT_HAND_PAUSE_S = float(os.environ.get("SHENGJI_NEXT_HAND_PAUSE_S") or 8)
 # In a server process, a table's change is read and sent this long after its commit, once for
 # every change committed meanwhile (games/services/_common.py, "table changes"): a table's
 # burst of changes (four sockets opening, four players pressing ready, the hand starting)

@@ -54,6 +54,8 @@ SYSTEM_LINES = {
     "friends_called": "seat {0} calls friends: {1}",
     "friend_joins": "seat {0} plays the call {2}{1}: a friend of the dealer",
     "call_spent": "seat {0} plays the call {2}{1}, already on the dealer's side",
+    "timeout_play": "seat {0}'s time ran out: the system played {1}",
+    "timeout_bury": "seat {0}'s time ran out: the system buried the kitty",
 }
 
 

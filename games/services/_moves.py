@@ -91,6 +91,18 @@ def system_lines(
         system_line(hand.match.table_id, line)
 
 
+def timeout_lines(table_id: int, seat: int, texts: list[str]) -> None:
+    """A player's turn ran out and the server moved for them: a line says so, with the cards
+    of a play (public once played); a bury's cards and 找朋友 calls stay hidden (RULES.md §5.4,
+    RULES-FRIENDS §4)."""
+    for text in texts:  # "play 2 5H 5H": the action, the seat, the cards
+        kind, _, cards = text.split(" ", 2)
+        if kind == "play":
+            system_line(table_id, system("timeout_play", seat, cards))
+        elif kind == "bury":
+            system_line(table_id, system("timeout_bury", seat))
+
+
 def friend_news(state: HandState, before: Before) -> bool:
     """The change showed the calls or filled one: it has 找朋友 system lines to write."""
     if not state.rules.is_friends:

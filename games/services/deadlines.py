@@ -25,6 +25,7 @@ from games.services._moves import (
     catch_up_deal,
     log_actions,
     system_lines,
+    timeout_lines,
 )
 from games.services.wrap_up import wrapped_up
 
@@ -153,8 +154,10 @@ def _advance(hand: Hand, now: datetime) -> None:
     elif state.phase in (BURYING, PLAYING) and not logged:
         seat = state.to_act
         assert seat is not None
-        for text in bot_turn(state, seat):  # 找朋友's dealer: the calls, then the bury
-            logged.append((seat, text, True))
+        texts = bot_turn(state, seat)  # 找朋友's dealer: the calls, then the bury
+        logged += [(seat, text, True) for text in texts]
+        if not seats[seat].bot:  # a player's own time ran out (not a bot's or 托管's delay)
+            timeout_lines(hand.match.table_id, seat, texts)
     prev = log_actions(hand, logged)
     system_lines(hand, state, logged, before)
     after_change(hand, state, now, seats, prev=prev)

@@ -22,7 +22,7 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import count_turns
-from games.services.start import next_hand_after_pause, stand_up_short, start_if_all_ready
+from games.services.start import next_hand_after_pause, stand_up_short
 from ladder.services import ladder_settle_hand
 
 logger = logging.getLogger(__name__)
@@ -69,13 +69,12 @@ def hand_wrap_up(*, hand_id: int) -> bool:
 
 
 def _next_hand(table: Table, hand: Hand, seats: list[Seat]) -> None:
-    """Players who pressed ready before the wrap-up found the table still playing: start the
-    next hand now if all four had. If auto-ready made the four ready, start it after the
-    pause instead: the players see the result first."""
+    """When every seat is ready (by auto-ready, or pressed before the wrap-up found the table
+    still playing), the next hand starts after the pause, never at once: every player sees
+    the result first (docs/PROTOCOL.md, "The pause after a hand")."""
     stand_up_short(table, seats)
-    if not _auto_ready(table, hand.match, seats):
-        start_if_all_ready(table, seats)
-    elif all(s.ready for s in seats):
+    _auto_ready(table, hand.match, seats)
+    if all(s.ready for s in seats):
         assert hand.finished_at is not None
         next_hand_after_pause(table, hand.finished_at)
 

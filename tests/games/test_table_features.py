@@ -52,6 +52,8 @@ CODES = {
     "friends_called": 2,
     "friend_joins": 3,
     "call_spent": 3,
+    "timeout_play": 2,
+    "timeout_bury": 1,
 }
 
 

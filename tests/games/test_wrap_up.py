@@ -6,6 +6,7 @@ then the table does not start another hand."""
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 from django.test import Client
@@ -28,6 +29,9 @@ from tests.games.helpers import (
 )
 
 pytestmark = pytest.mark.django_db
+
+
+_PAUSE_PAST = timedelta(seconds=60)  # a hand that ended this long ago: its pause is over
 
 
 def to_the_last_move(users: list[User], *, worker: bool = False) -> Hand:
@@ -90,7 +94,12 @@ def test_a_hand_whose_wrap_up_never_ran_holds_its_table_until_the_sweeper_wraps_
     match.refresh_from_db()
     assert wrapped.result is not None
     assert match.levels == wrapped.result["levels_after"]
-    # The four pressed ready while it waited: the wrap-up starts the next hand.
+    # The four pressed ready while it waited: the next hand starts after the pause, not at
+    # the wrap-up (docs/PROTOCOL.md, "The pause after a hand"), so everyone sees the result.
+    assert not Hand.objects.filter(match__table_id=table_id, status=Hand.Status.PLAYING).exists()
+    assert wrapped.finished_at is not None
+    Hand.objects.filter(pk=hand.pk).update(finished_at=wrapped.finished_at - _PAUSE_PAST)
+    assert services.table_start_due(table_id=table_id) is not None
     started = Hand.objects.get(match__table_id=table_id, status=Hand.Status.PLAYING)
     assert started.number == hand.number + 1
     assert started.levels == wrapped.result["levels_after"]
