@@ -31,6 +31,17 @@ the receiver may know at the frame's ``seq``:
 
 Any other string holding a card, a view key that only replays have (``seed``, ``hands``,
 ``kitty_dealt``, ``buried``), or a number equal to a hand's seed is a leak too.
+
+Tables of 4–8 seats and 找朋友 (RULES-FRIENDS §4): the friend calls (``calls``,
+``result.calls``, a call written ``2AS`` anywhere) reach only a receiver entitled to the
+dealer's seat until the first lead; a call names a seat (``seat``) only once the truth has it
+filled and counts the copies played (``seen``) as the truth does; the defending side
+(``side``, ``defenders``, ``result.defenders``, and ``result.attackers`` as its complement)
+and the points of each side are the truth's public side, which grows only by filled calls.
+So no frame tells who holds a called card before it is played. The system lines of 找朋友
+(``friends_called``, ``friend_joins``, ``call_spent``) must each report the truth's calls or a
+call filled by that seat, and be judged at a ``seq`` (the receiver's next hand frame) at which
+it has happened.
 """
 
 from __future__ import annotations
@@ -47,10 +58,17 @@ from games.engine.hand import FINISHED, PLAYED
 
 CARD = r"(?:[2-9TJQKA][SHCD]|SJ|BJ)"
 CARD_TOKEN = re.compile(rf"(?<![A-Za-z0-9]){CARD}(?![A-Za-z0-9])")
+CALL = rf"[0-9]+{CARD}"  # a friend call: the ordinal, then the card (``2AS``)
+CALL_TOKEN = re.compile(rf"(?<![A-Za-z0-9]){CALL}(?![A-Za-z0-9])")
 REPLAY_ONLY_KEYS = frozenset({"seed", "hands", "kitty_dealt", "buried"})
-BID_LINE = re.compile(rf"^seat ([0-3]) bids ({CARD}(?: {CARD})*)$")
+BID_LINE = re.compile(rf"^seat ([0-7]) bids ({CARD}(?: {CARD})*)$")
 THROW_LINE = re.compile(
-    rf"^seat ([0-3])'s throw ({CARD}(?: {CARD})*) fails: ({CARD}(?: {CARD})*) is played instead$"
+    rf"^seat ([0-7])'s throw ({CARD}(?: {CARD})*) fails: ({CARD}(?: {CARD})*) is played instead$"
+)
+CALLS_LINE = re.compile(rf"^seat ([0-7]) calls friends: ({CALL}(?: {CALL})*)$")
+FILLED_LINE = re.compile(
+    rf"^seat ([0-7]) plays the call ([0-9]+)({CARD})"
+    r"(?:: a friend of the dealer|, already on the dealer's side)$"
 )
 # Who gets frames (``Receiver.kind``; only counted by kind, the rules are the same for all).
 KINDS = ("seat", "spectator", "anonymous", "watcher_allowed", "watcher_refused", "lobby", "http")
@@ -72,6 +90,13 @@ class Knowledge:
     public: tuple[Counter[int], ...]  # what everyone knows each seat held
     played: Counter[int]
     kitty_public: Counter[int]
+    # 找朋友 and bigger tables: the defending side known to all, the calls as the engine
+    # keeps them ((card, ordinal, seen, seat) each), whether everyone may see them yet, and
+    # each side's points.
+    side: frozenset[int] = frozenset()
+    calls: tuple[tuple[str, int, int, int | None], ...] = ()
+    calls_shown: bool = False
+    points: tuple[int, int] = (0, 0)  # (attackers, defenders)
 
 
 def union(*counters: Counter[int]) -> Counter[int]:
@@ -84,11 +109,17 @@ def union(*counters: Counter[int]) -> Counter[int]:
 
 def _played_by_seat(state: HandState) -> list[Counter[int]]:
     """Each seat's cards on the table so far: complete tricks and the trick in progress."""
-    played: list[Counter[int]] = [Counter() for _ in range(4)]
+    players = state.players
+    played: list[Counter[int]] = [Counter() for _ in range(players)]
     for trick in [*state.tricks, state.trick]:
         for index, cards in enumerate(trick.plays):
-            played[(trick.leader + index) % 4].update(cards)
+            played[(trick.leader + index) % players].update(cards)
     return played
+
+
+def _call_key(call: Any) -> tuple[str, int, int, int | None]:
+    data = call.to_dict()
+    return (str(data["card"]), int(data["ordinal"]), int(data["seen"]), data["seat"])
 
 
 class HandTruth:
@@ -103,6 +134,7 @@ class HandTruth:
     ) -> None:
         self.hand_id = hand_id
         self.users = list(users)
+        self.players = len(self.users)
         self.started_at = started_at
         self.steps: list[Knowledge] = []
         self.seed: int | None = None
@@ -118,11 +150,12 @@ class HandTruth:
         from games.models import Hand, HandPlayer
 
         hand = Hand.objects.get(pk=hand_id)
-        users: list[int | None] = [None] * 4
+        record = record_for(hand, action_texts(hand))
+        states = list(replay(record))
+        users: list[int | None] = [None] * states[0].players
         for seat, user_id in HandPlayer.objects.filter(hand=hand).values_list("seat", "user_id"):
             users[seat] = user_id
-        record = record_for(hand, action_texts(hand))
-        return cls(hand.pk, replay(record), users, hand.started_at)
+        return cls(hand.pk, states, users, hand.started_at)
 
     @property
     def final_seq(self) -> int:
@@ -135,14 +168,15 @@ class HandTruth:
         deal = -1
         held: list[Counter[int]] = []
         public: list[Counter[int]] = []
-        played_before: list[Counter[int]] = [Counter() for _ in range(4)]
+        seats = self.players
+        played_before: list[Counter[int]] = [Counter() for _ in range(seats)]
         throws_seen = 0
         for state in states:
             self.seed = state.seed
             if state.deal_number != deal:  # a redeal: a new deck, nothing known of it yet
                 deal, throws_seen = state.deal_number, 0
-                held = [Counter() for _ in range(4)]
-                public = [Counter() for _ in range(4)]
+                held = [Counter() for _ in range(seats)]
+                public = [Counter() for _ in range(seats)]
             holding = tuple(Counter(cards) for cards in state.hands)
             held = [union(before, now) for before, now in zip(held, holding, strict=True)]
             played = _played_by_seat(state)
@@ -166,6 +200,10 @@ class HandTruth:
                     public=tuple(public),
                     played=sum(played, Counter()),
                     kitty_public=_kitty_public(state),
+                    side=frozenset(state.side),
+                    calls=tuple(_call_key(call) for call in state.calls),
+                    calls_shown=state.calls_shown,
+                    points=(state.attacker_points, state.defender_points),
                 )
             )
 
@@ -182,7 +220,29 @@ def _public_events(state: HandState) -> set[tuple[Any, ...]]:
         for f in state.failed_throws
         if f.result == "forced"
     }
-    return bids | throws
+    friends: set[tuple[Any, ...]] = set()
+    if state.calls and state.dealer is not None:
+        friends.add(("calls", state.dealer, _calls_key(state.calls)))
+        friends |= {
+            ("filled", call.seat, int(call.card), call.ordinal)
+            for call in state.calls
+            if call.seat is not None
+        }
+    return bids | throws | friends
+
+
+def _calls_key(calls: Iterable[Any]) -> tuple[tuple[int, int], ...]:
+    """Calls as a sorted tuple of (card id, ordinal), from the engine's or from ``2AS 1KH``."""
+    pairs = []
+    for call in calls:
+        if isinstance(call, str):
+            match = re.fullmatch(rf"([0-9]+)({CARD})", call)
+            if match is None:
+                raise ValueError(call)
+            pairs.append((int(parse_cards(match[2])[0]), int(match[1])))
+        else:
+            pairs.append((int(call.card), int(call.ordinal)))
+    return tuple(sorted(pairs))
 
 
 def _kitty_public(state: HandState) -> Counter[int]:
@@ -299,6 +359,11 @@ def card_tokens(text: str) -> list[str]:
     return CARD_TOKEN.findall(text)
 
 
+def shows_cards(value: Any) -> bool:
+    """A string holding a card (``AS``) or a friend call (``2AS``)."""
+    return isinstance(value, str) and bool(CARD_TOKEN.search(value) or CALL_TOKEN.search(value))
+
+
 def _chat_lines(frame: dict[str, Any]) -> list[dict[str, Any]]:
     """The chat lines of a frame that carry parameters: a ``chat`` frame's, a state's backlog."""
     found = frame.get("chat") if frame.get("type") == "state" else [frame.get("line")]
@@ -316,6 +381,13 @@ def _line_event(code: Any, params: list[Any]) -> tuple[Any, ...] | None:
         if code == "throw_forced":
             seat, attempted, played = params[0], str(params[1]), str(params[2])
             return ("throw", int(seat), _key_of(attempted), _key_of(played))
+        if code == "friends_called":
+            return ("calls", int(params[0]), _calls_key(str(params[1]).split()))
+        if code in ("friend_joins", "call_spent"):
+            card = parse_cards(str(params[1]))
+            if len(card) != 1:
+                return None
+            return ("filled", int(params[0]), int(card[0]), int(params[2]))
     except (IndexError, TypeError, ValueError):
         return None
     return None
@@ -343,6 +415,12 @@ SEAT_FIELDS = {
     "result.failed_throws[].played",
 }
 KITTY_FIELDS = {"kitty", "flipped", "result.flipped"}
+CALL_FIELDS = {"calls[].card", "result.calls[].card"}
+# The calls as a view shows them (RULES-FRIENDS §4: the dealer's until the first lead).
+CALL_LISTS = ("calls", "result.calls")
+# The defending side as a view shows it (a list of seats), and the attackers (its complement).
+SIDE_FIELDS = ("side", "defenders", "result.defenders")
+ATTACKER_FIELDS = ("result.attackers",)
 PLAYED_FIELDS = {"point_cards.attackers", "point_cards.defenders"}
 HAND_FIELD = "hand"
 VIEW_ROOTS = {"view": "view.", "state": "hand.view."}
@@ -350,6 +428,37 @@ CHAT_FIELDS = {"state": "chat[].text", "chat": "line.text"}
 # A system line's parts (its code's parameters; docs/PROTOCOL.md "System lines").
 CHAT_PARAMS = {"state": "chat[].params[]", "chat": "line.params[]"}
 MESSAGE_FIELDS = {"error": "message", "check": "message"}
+
+
+def _view_of(frame: dict[str, Any]) -> dict[str, Any] | None:
+    """The view a ``view`` or ``state`` frame carries, if any."""
+    if frame.get("type") == "view":
+        view = frame.get("view")
+    elif frame.get("type") == "state" and isinstance(frame.get("hand"), dict):
+        view = frame["hand"].get("view")
+    else:
+        view = None
+    return view if isinstance(view, dict) else None
+
+
+def _at_path(view: dict[str, Any], path: str) -> Any:
+    node: Any = view
+    for part in path.split("."):
+        node = node.get(part) if isinstance(node, dict) else None
+    return node
+
+
+def _calls_of(shown: list[Any]) -> list[tuple[Any, ...]]:
+    return [
+        (c.get("card"), c.get("ordinal"), c.get("seen"), c.get("seat"))
+        if isinstance(c, dict)
+        else (c,)
+        for c in shown
+    ]
+
+
+def _seats(shown: Any) -> frozenset[Any] | None:
+    return frozenset(shown) if isinstance(shown, list) else None
 
 
 def frame_key(frame: dict[str, Any]) -> Key | None:
@@ -385,7 +494,7 @@ class Checker:
         report = Report()
         report.frames["http"] += 1
         for leaf in leaves(document):
-            if isinstance(leaf.value, str) and card_tokens(leaf.value):
+            if shows_cards(leaf.value):
                 report.card_fields += 1
                 report.leaks.append(
                     Leak(name, 0, leaf.path, "a card in an answer about a live hand", leaf.value)
@@ -420,11 +529,55 @@ class Checker:
             return 0, leaks
         checked = 0
         for leaf in leaves(frame):
-            if isinstance(leaf.value, str) and card_tokens(leaf.value):
+            if shows_cards(leaf.value):
                 checked += 1
                 spot = Spot(receiver, index, str(frame.get("type")), leaf)
                 leaks.extend(self._check_field(spot, own, context))
+        view = _view_of(frame)
+        if own is not None and view is not None:
+            truth = self.truths[own[0]]
+            leaks.extend(self._friend_hints(receiver, index, view, truth, own[1]))
         return checked, leaks
+
+    def _friend_hints(
+        self, receiver: Receiver, index: int, view: dict[str, Any], truth: HandTruth, seq: int
+    ) -> list[Leak]:
+        """RULES-FRIENDS §4 beyond cards: the calls only to whom may see them, each naming a
+        seat only once filled; the side and the points only as the public side has them (no
+        hint of who holds a called card)."""
+        known = truth.at(seq)
+        may_see_calls = known.calls_shown or (
+            known.dealer is not None and known.dealer in receiver.entitled(truth, seq)
+        )
+        leaks: list[Leak] = []
+
+        def leak(path: str, reason: str, shown: Any) -> None:
+            leaks.append(Leak(receiver.name, index, path, reason, str(shown)))
+
+        for path in CALL_LISTS:
+            shown = _at_path(view, path)
+            if shown is None:
+                continue
+            if not may_see_calls:
+                leak(path, "the calls before the first lead", shown)
+                continue
+            if not isinstance(shown, list) or _calls_of(shown) != list(known.calls):
+                leak(path, "calls other than the truth's (a seat named for an open call?)", shown)
+        for path in SIDE_FIELDS:
+            shown = _at_path(view, path)
+            if shown is not None and _seats(shown) != known.side:
+                leak(path, f"a side other than the public one {sorted(known.side)}", shown)
+        for path in ATTACKER_FIELDS:
+            shown = _at_path(view, path)
+            others = frozenset(range(truth.players)) - known.side
+            if shown is not None and _seats(shown) != others:
+                leak(path, f"attackers other than the public ones {sorted(others)}", shown)
+        points = view.get("points")
+        if isinstance(points, dict):
+            shown_points = (points.get("attackers"), points.get("defenders"))
+            if shown_points != known.points:
+                leak("points", f"points other than the public sides' {known.points}", points)
+        return leaks
 
     def _played(self, key: Key) -> bool:
         truth = self.truths.get(key[0])
@@ -447,9 +600,9 @@ class Checker:
         if root is not None and own is not None and path.startswith(root):
             return self._view_field(spot, path[len(root) :], self.truths[own[0]], own[1])
         if path == CHAT_FIELDS.get(spot.kind):
-            return self._chat_line(spot)
+            return self._chat_line(spot, context)
         if path == CHAT_PARAMS.get(spot.kind):
-            return self._chat_params(spot)
+            return self._chat_params(spot, context)
         if path == MESSAGE_FIELDS.get(spot.kind):
             return self._message(spot, context)
         return spot.leak("cards in a field that is not known to carry cards")
@@ -459,12 +612,16 @@ class Checker:
         entitled = spot.receiver.entitled(truth, seq)
         cards = spot.cards
         seat = spot.leaf.parent.get("seat")
+        if CALL_TOKEN.search(spot.leaf.value):
+            return spot.leak("a friend call in a view field that is not known to carry one")
+        if path in CALL_FIELDS:
+            return self._call_card(spot, truth, seq)
         if path == HAND_FIELD:
             if seat not in entitled:
                 return spot.leak(f"the hand of seat {seat}, which this receiver may not see")
             return spot.beyond(cards, known.holding[seat], f"cards seat {seat} does not hold")
         if path in SEAT_FIELDS:
-            if type(seat) is not int or not 0 <= seat <= 3:
+            if type(seat) is not int or not 0 <= seat < truth.players:
                 return spot.leak("cards of no seat")
             allowed = self._seat_allowed(known, seat, entitled)
             return spot.beyond(cards, allowed, f"seat {seat}'s hidden cards")
@@ -475,9 +632,10 @@ class Checker:
             return spot.beyond(cards, known.played, "point cards that were never played")
         return spot.leak("cards in a view field that is not known to carry cards")
 
-    def _chat_line(self, spot: Spot) -> list[Leak]:
+    def _chat_line(self, spot: Spot, context: Key | None) -> list[Leak]:
         """A system line may show cards only as the record of a public event of its hand: a
-        bid, or a throw that failed and was forced (exactly those cards, by that seat)."""
+        bid, a throw that failed and was forced (exactly those cards, by that seat), in 找朋友
+        the calls (from the first lead) and a call filled (by that seat, once filled)."""
         line = spot.leaf.parent
         if not line.get("system"):
             return []  # what a person typed is theirs to say
@@ -486,16 +644,18 @@ class Checker:
             event: tuple[Any, ...] = ("bid", int(match[1]), _key_of(match[2]))
         elif match := THROW_LINE.match(text):
             event = ("throw", int(match[1]), _key_of(match[2]), _key_of(match[3]))
+        elif match := CALLS_LINE.match(text):
+            event = ("calls", int(match[1]), _calls_key(match[2].split()))
+        elif match := FILLED_LINE.match(text):
+            event = ("filled", int(match[1]), int(parse_cards(match[3])[0]), int(match[2]))
         else:
             return spot.leak("cards in a system line of an unknown kind")
-        truth = self._chat_hand(line.get("at"))
-        if truth is None or event not in truth.events:
-            return spot.leak("a system line about no public event of its hand")
-        return []
+        return self._line_judged(spot, line, event, context)
 
-    def _chat_params(self, spot: Spot) -> list[Leak]:
+    def _chat_params(self, spot: Spot, context: Key | None) -> list[Leak]:
         """A system line's parameters may show cards as its text may: only the record of a
-        public event of its hand (a bid, a throw that failed and was forced)."""
+        public event of its hand (a bid, a throw that failed and was forced, the calls, a
+        call filled)."""
         line = self._lines.get(id(spot.leaf.parent))
         if line is None:
             return spot.leak("cards in a field that is not known to carry cards")
@@ -504,17 +664,36 @@ class Checker:
         event = _line_event(line.get("code"), line["params"])
         if event is None:
             return spot.leak("cards in a system line of an unknown kind")
+        return self._line_judged(spot, line, event, context)
+
+    def _line_judged(
+        self, spot: Spot, line: dict[str, Any], event: tuple[Any, ...], context: Key | None
+    ) -> list[Leak]:
         truth = self._chat_hand(line.get("at"))
         if truth is None or event not in truth.events:
             return spot.leak("a system line about no public event of its hand")
+        if event[0] in ("calls", "filled") and not _happened(event, truth, context):
+            return spot.leak("a 找朋友 line before what it reports was public")
         return []
 
     def _message(self, spot: Spot, context: Key | None) -> list[Leak]:
         truth = None if context is None else self.truths.get(context[0])
         if truth is None or context is None:
             return spot.leak("cards in a message with no hand to judge them by")
+        known = truth.at(context[1])
+        entitled = spot.receiver.entitled(truth, context[1])
+        if CALL_TOKEN.search(spot.leaf.value) and not (
+            known.calls_shown or known.dealer in entitled
+        ):
+            return spot.leak("a friend call in a message before the first lead")
         allowed = self._knowable(spot.receiver, truth, context[1])
         return spot.beyond(spot.cards, allowed, "a card the receiver may not know")
+
+    def _call_card(self, spot: Spot, truth: HandTruth, seq: int) -> list[Leak]:
+        """A call's card: only where the calls may be seen (``_friend_hints`` judges that and
+        the rest of the call), and one of the truth's calls."""
+        called = Counter(int(c) for c in parse_cards(" ".join(c[0] for c in truth.at(seq).calls)))
+        return spot.beyond(spot.cards, called, "a called card the dealer did not call")
 
     def _chat_hand(self, at: Any) -> HandTruth | None:
         """The hand a chat line belongs to: the latest that started before it was written
@@ -546,8 +725,24 @@ class Checker:
     def _knowable(self, receiver: Receiver, truth: HandTruth, seq: int) -> Counter[int]:
         known = truth.at(seq)
         entitled = receiver.entitled(truth, seq)
-        seats = [self._seat_allowed(known, seat, entitled) for seat in range(4)]
+        seats = [self._seat_allowed(known, seat, entitled) for seat in range(truth.players)]
         return sum(seats, Counter()) + self._kitty_allowed(known, entitled)
+
+
+def _happened(event: tuple[Any, ...], truth: HandTruth, context: Key | None) -> bool:
+    """Whether a 找朋友 event (the calls shown, a call filled by a seat) had happened by the
+    receiver's ``context``: its next hand frame, else its last (a later hand: it had)."""
+    if context is None or context[0] < truth.hand_id:
+        return False
+    if context[0] > truth.hand_id:
+        return True
+    known = truth.at(context[1])
+    if event[0] == "calls":
+        return known.calls_shown
+    _, seat, card, ordinal = event
+    return any(
+        int(parse_cards(c[0])[0]) == card and c[1] == ordinal and c[3] == seat for c in known.calls
+    )
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Whole hands over real Channels sockets with every frame recorded, for the hidden-information
 check (``leakcheck``): used by tests/proof/test_hidden_info.py and bench/leak_recorder.py.
 
-Each ``TablePlan`` is a table of four seats (people on sockets, or bots at a casual table)
+Each ``TablePlan`` is a table of four seats, or at a casual table of 4–8 seats in tractor or
+找朋友 mode (``players``, ``mode``; people on sockets, or bots at a casual table),
 watched by a logged-in spectator, an anonymous one, and spectators watching a seat with and
 without its player's permission; one lobby socket hears every table. The people on sockets
 play with the basic bot from their own view only (``games.bots.choose_action``), sometimes
@@ -37,7 +38,7 @@ from django.db import connections
 from django.test import Client
 
 from games.bots import choose_action
-from games.engine import Trump, format_cards, parse_cards, preset
+from games.engine import RuleSet, Trump, format_cards, parse_cards, preset
 from proof.leakcheck import (
     Checker,
     Grant,
@@ -52,6 +53,15 @@ STALL_S = 8.0
 RESEND_AFTER_S = 0.3
 QUIET_ERRORS = {"stale_seq", "not_your_turn", "wrong_phase", "no_hand"}
 _names = itertools.count()
+_addresses = itertools.count()
+
+
+def next_address() -> str:
+    """A client address of its own for each socket: the site shows a watched seat's hand to
+    no socket from a seated player's address (docs/PROTOCOL.md), as people at separate
+    machines are."""
+    number = next(_addresses)
+    return f"10.77.{number // 250 % 250}.{number % 250 + 1}"
 
 
 # --- plans and results -----------------------------------------------------------------------
@@ -75,6 +85,18 @@ class TablePlan:
     revoke: tuple[int, int] | None = None  # the player withdraws the permission mid-hand
     swap: tuple[int, int] | None = None  # after that hand, another player takes the seat
     seed: int = 0
+    players: int = 4  # seats (casual tables: 4–8)
+    mode: str = "tractor"  # or "friends" (找朋友, 5–8 players)
+
+    def rules(self) -> RuleSet:
+        """The preset with the table's shape, as ``Table.rules`` makes it."""
+        base = preset(self.preset)
+        if self.players == 4 and self.mode == "tractor":
+            return base
+        return base.with_options(players=self.players, mode=self.mode)
+
+    def house_rules(self) -> dict[str, str]:
+        return {} if self.mode == "tractor" else {"mode": self.mode}
 
 
 @dataclass
@@ -134,6 +156,7 @@ async def open_socket(
 
     app = application if executor is None else TableThread(application, executor)
     communicator = WebsocketCommunicator(app, path, headers=headers)
+    communicator.scope["client"] = [next_address(), 40000]
     connected, _ = await communicator.connect(timeout=30)
     if not connected:
         raise AssertionError(f"{path}: the socket was refused")
@@ -246,7 +269,7 @@ class Actor:
     def __init__(self, peer: Peer, plan: TablePlan, rng: random.Random) -> None:
         self.peer = peer
         self.plan = plan
-        self.rules = preset(plan.preset)
+        self.rules = plan.rules()
         self.rng = rng
         self.seat: int | None = None
         self.hand_number = 0
@@ -294,10 +317,11 @@ class Actor:
         if text is None:
             return
         kind, _seat, cards = text.split(" ", 2)
+        field_name = "calls" if kind == "call" else "cards"  # 找朋友's dealer: docs/PROTOCOL.md
         if not self.checked:
             self.checked = True
-            await self.peer.send({"type": "check", "action": kind, "cards": cards})
-        await self._send({"type": kind, "seq": self.peer.seq, "cards": cards})
+            await self.peer.send({"type": "check", "action": kind, field_name: cards})
+        await self._send({"type": kind, "seq": self.peer.seq, field_name: cards})
 
     async def _maybe_bid(self, view: dict[str, Any]) -> None:
         if self.bids >= 2:
@@ -359,11 +383,12 @@ def _users(prefix: str, count: int) -> list[Any]:
 
 
 def _setup_table(plan: TablePlan, prefix: str) -> tuple[int, list[Any]]:
-    """A table with the plan's bots and people seated: users[0..3] per seat (None for a bot),
-    users[4] a spare who watches and may take a seat later, users[5] a watcher."""
+    """A table with the plan's bots and people seated: users[0..P-1] per seat (None for a
+    bot), users[P] a spare who watches and may take a seat later, users[P+1] a watcher."""
     from games import services
 
-    people = _users(prefix, 6)
+    seats = plan.players
+    people = _users(prefix, seats + 2)
     if plan.ranked:  # ranked tables are seated by quick match only: the same service
         ranked = services.ranked_table_open(
             users=people[:4],
@@ -384,9 +409,11 @@ def _setup_table(plan: TablePlan, prefix: str) -> tuple[int, list[Any]]:
         bury_seconds=600,
         bid_window_seconds=plan.bid_window_seconds,
         deal_interval_ms=plan.deal_interval_ms,
+        players=seats,
+        house_rules=plan.house_rules(),
     )
     seated: list[Any] = []
-    for index in range(4):
+    for index in range(seats):
         if index in plan.bot_seats:
             seated.append(None)
             continue
@@ -397,7 +424,7 @@ def _setup_table(plan: TablePlan, prefix: str) -> tuple[int, list[Any]]:
     if plan.shows_hand is not None:
         user = seated[plan.shows_hand]
         services.seat_show_hand(table_id=table.pk, user=user, allow=True)
-    return table.pk, [*seated, people[4], people[5]]
+    return table.pk, [*seated, people[seats], people[seats + 1]]
 
 
 def _latest_key(table_id: int) -> tuple[int, int]:
@@ -413,8 +440,14 @@ def _hand_status(hand_id: int) -> str:
     return str(Hand.objects.values_list("status", flat=True).get(pk=hand_id))
 
 
-LIVE_404 = ("/hands/{id}/", "/hands/{id}/record.json", "/hands/{id}/ledger.json")
-LIVE_JSON = ("/api/hands/{id}/", "/tables/status/")
+# A live hand is answered as a missing one by its replay, record, ledger and API answer.
+LIVE_404 = (
+    "/hands/{id}/",
+    "/hands/{id}/record.json",
+    "/hands/{id}/ledger.json",
+    "/api/hands/{id}/",
+)
+LIVE_JSON = ("/tables/status/",)
 
 
 def _http_while_live(hand_id: int) -> tuple[list[tuple[str, int, Any]], bool]:
@@ -462,17 +495,19 @@ class TableDrill:
     async def start(self) -> None:
         table_id, self.users = await database_sync_to_async(_setup_table)(self.plan, self.prefix)
         self.run = TableRun(table_id)
-        for seat in range(4):
+        seats = self.plan.players
+        for seat in range(seats):
             user = self.users[seat]
             if user is not None:
                 await self._seat_actor(seat, user)
-        self.spare_peer = await self._spectator("spectator", self.users[4])
+        self.spare_peer = await self._spectator("spectator", self.users[seats])
         await self._spectator("anonymous", None)
         allowed = self.plan.shows_hand
         if allowed is not None:
             grant = [Grant(allowed, (0, 0))]
             await self._spectator("watcher_allowed", None, watch=allowed, grants=grant)
-        await self._spectator("watcher_refused", self.users[5], watch=self.plan.watch_refused)
+        watcher = self.users[seats + 1]
+        await self._spectator("watcher_refused", watcher, watch=self.plan.watch_refused)
 
     async def _connect(
         self, kind: str, user: Any | None, grants: list[Grant] | None = None
@@ -622,7 +657,7 @@ class TableDrill:
             return
         checker = Checker([])
         for index, (url, status, content) in enumerate(answers):
-            if index < len(LIVE_404):  # the replay, the record, the ledger: not while played
+            if index < len(LIVE_404):  # the replay, the record, the ledger, the API: not live
                 if status != 404:
                     self.run.http_problems.append(f"{url} answered {status} while live")
                 continue
@@ -795,6 +830,36 @@ def standard_plans(hands: int = 5, seed: int = 0) -> list[TablePlan]:
             seed=seed + 3,
         ),
         TablePlan(hands=hands, deal_interval_ms=10, risky_throws=1.0, drop=(3, 0), seed=seed + 4),
+    ]
+
+
+def shape_plans(seed: int = 0) -> list[TablePlan]:
+    """Four casual tables of 6 and 8 seats in both modes (issue 32, item 3), every seat a
+    person on a socket played by the basic bot from its own view, each table watched by a
+    logged-in spectator, an anonymous one and one refused a seat's hand:
+
+    - 6 seats, 找朋友, two hands: seat 1 shows its hand to a watcher; throws likely to fail;
+      seat 4 escapes in hand 2 (called cards still held: nobody may learn by whom);
+    - 8 seats, 找朋友, one hand, dealt card by card (10 ms) with bids as cards arrive;
+    - 8 seats, tractor, one hand: seat 5 shows its hand to a watcher;
+    - 6 seats, tractor, one hand, dealt card by card.
+    """
+    return [
+        TablePlan(
+            ranked=False,
+            players=6,
+            mode="friends",
+            hands=2,
+            shows_hand=1,
+            risky_throws=1.0,
+            escape=(2, 4),
+            seed=seed + 1,
+        ),
+        TablePlan(
+            ranked=False, players=8, mode="friends", hands=1, deal_interval_ms=10, seed=seed + 2
+        ),
+        TablePlan(ranked=False, players=8, hands=1, shows_hand=5, watch_refused=7, seed=seed + 3),
+        TablePlan(ranked=False, players=6, hands=1, deal_interval_ms=10, seed=seed + 4),
     ]
 
 
