@@ -26,7 +26,10 @@ class SignupForm(ServiceErrorsMixin, forms.Form):
     username = forms.CharField(
         label=_("User name"),
         max_length=150,
-        help_text=_("Letters, digits and @ . + - _ only."),
+        help_text=_(
+            "Chinese characters, letters and digits, and @ . + - _ (no spaces): 小明, 李雷 and"
+            " lily_88 are all fine."
+        ),
         widget=forms.TextInput(attrs={"autocomplete": "username", "autofocus": True}),
     )
     email = forms.EmailField(

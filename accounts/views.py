@@ -16,6 +16,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -26,6 +27,7 @@ from accounts.forms import LoginForm, SettingsForm, SignupForm, too_many_attempt
 from accounts.models import User
 from accounts.services import user_create, user_update_settings
 from games import ratelimits
+from games import views as game_views
 from ladder.errors import ApplicationError
 
 
@@ -59,7 +61,6 @@ def too_many_signups(wait_s: int) -> forms.ValidationError:
     )
 
 
-@require_http_methods(["GET", "POST"])
 def _next_page(request: HttpRequest) -> str | None:
     """Where the visitor was going (``?next=``, kept through the form), if it is this site."""
     wanted = request.POST.get("next") or request.GET.get("next") or ""
@@ -69,8 +70,22 @@ def _next_page(request: HttpRequest) -> str | None:
     return wanted if wanted and safe else None
 
 
+def _play_after_login(request: HttpRequest, target: str | None) -> HttpResponse | None:
+    """A play button pressed before logging in (快速匹配, 和电脑练习: each a POST) sent the
+    visitor to log in or sign up with ``?next=`` its address: the log-in's (or sign-up's) own
+    POST, made by the player, then does it, so they land in the queue or at the practice table
+    rather than back where they started. ``None`` for any other ``next``."""
+    plays = {reverse("games:quick_join"): game_views.quick_join,
+             reverse("games:practice"): game_views.practice}  # fmt: skip
+    view = plays.get(target or "")
+    return None if view is None else view(request)
+
+
+@require_http_methods(["GET", "POST"])
 def signup(request: HttpRequest) -> HttpResponse:
-    """A new account, logged in. Each client address may make only so many
+    """A new account, logged in, sent to a game: where ``?next=`` says (the table they came to
+    join, a play button pressed before: ``_play_after_login``), else the home page's quick
+    match and practice. Each client address may make only so many
     (``SHENGJI_SIGNUPS_PER_IP_PER_HOUR``, ``_PER_DAY``): past that 429 and a form error."""
     if request.user.is_authenticated:
         return redirect("accounts:me")
@@ -94,7 +109,8 @@ def signup(request: HttpRequest) -> HttpResponse:
         else:
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             messages.success(request, _("Welcome! Your table points are waiting for you."))
-            return redirect(_next_page(request) or "accounts:me")
+            target = _next_page(request)
+            return _play_after_login(request, target) or redirect(target or "home")
     return render(request, "accounts/signup.html", {"form": form})
 
 
@@ -110,6 +126,7 @@ class LoginView(auth_views.LoginView):
 
     def form_valid(self, form):  # type: ignore[no-untyped-def]
         response = super().form_valid(form)
+        response = _play_after_login(self.request, self.get_redirect_url()) or response
         language = form.get_user().language
         if language:
             remember_language(response, language)

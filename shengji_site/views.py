@@ -34,6 +34,9 @@ def _home_context(request: HttpRequest) -> dict[str, Any]:
         "my_table": games_selectors.table_of_user(user=request.user),  # type: ignore[arg-type]
         "rules_url": _url_or("rules", "/rules/"),
         "login_url": f"{reverse('login')}?next={reverse('home')}",
+        # A play button before logging in: the log-in then does it (accounts.views).
+        "quick_login_url": f"{reverse('login')}?next={reverse('games:quick_join')}",
+        "practice_login_url": f"{reverse('login')}?next={reverse('games:practice')}",
         "signup_grant": settings.LADDER_SIGNUP_GRANT,
         "practice_shapes": rules_words.practice_shapes(),
     }

@@ -209,7 +209,7 @@ function startLobby() {
     const parts = [];
     if (queue.queued) {
       const waited = queue.waited_s + (Date.now() - queueAt) / 1000;
-      parts.push(el("p", "", `${L.waiting_for} ${duration(waited)} · ${L.gap} ${queue.gap}`));
+      parts.push(el("p", "", `${L.waiting_for} ${duration(waited)} · ${L.gap}`));
       parts.push(postForm(`${base}quick/leave/`, {}, L.leave_queue, "secondary"));
     } else if (queue.matched_table !== null) {
       const p = el("p", "", `${L.matched} `);

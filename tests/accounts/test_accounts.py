@@ -31,7 +31,8 @@ def signup(client: Client, username: str = "小明", email: str = "") -> TestRes
 
 def test_signup_creates_the_account_logs_in_and_grants_points(client: Client) -> None:
     response = signup(client)
-    assert response.status_code == 302 and response["Location"] == "/accounts/me/"
+    # A new player lands on the home page's quick match and practice (issue 33).
+    assert response.status_code == 302 and response["Location"] == "/"
     user = User.objects.get(username="小明")
     assert user.email == "" and user.check_password(PASSWORD)
     assert LadderProfile.objects.get(user=user).balance == 1000

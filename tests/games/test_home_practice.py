@@ -77,7 +77,10 @@ def test_the_home_page_offers_both_buttons_the_counts_and_the_top_five() -> None
 def test_a_visitor_is_sent_to_log_in_and_back_home() -> None:
     html = Client(**HTTPS).get("/").content.decode()
     assert f'action="{PRACTICE}"' not in html and 'action="/tables/quick/join/"' not in html
-    assert html.count('href="/accounts/login/?next=/"') >= 2  # both buttons, then the line
+    # Each button's log-in then does what it says (issue 33); the line's goes back home.
+    assert f'href="/accounts/login/?next={PRACTICE}"' in html
+    assert 'href="/accounts/login/?next=/tables/quick/join/"' in html
+    assert 'href="/accounts/login/?next=/"' in html
     assert 'href="/accounts/signup/"' in html
     assert Client(**HTTPS).post(PRACTICE)["Location"].startswith("/accounts/login/")
 
