@@ -3,8 +3,10 @@
     .venv/bin/python bench/fuzz_sockets.py --messages 5000 --seed 1
     DATABASE_URL=postgres://user@host:5432/shengji REDIS_URL=redis://host:6379/3 \\
         .venv/bin/python bench/fuzz_sockets.py --messages 20000 --seed 7
+    .venv/bin/python bench/fuzz_sockets.py --messages 2000 --players 8 --mode friends
 
-Four players sit at a ranked table with a hand in progress, with a logged-in spectator and an
+Four players sit at a ranked table (``--players N --mode M``: N players at a casual table of
+that shape, tractor or 找朋友) with a hand in progress, with a logged-in spectator and an
 anonymous one, each on a socket of the in-process ASGI application (Channels over Redis and
 PostgreSQL, a Celery worker in this process dealing the cards). The messages and the checks are
 proof/fuzz.py: each message must get its error code (or its documented answer),
@@ -31,6 +33,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,27 +46,36 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--messages", type=int, default=5000, help="hostile messages to send")
     parser.add_argument("--seed", type=int, default=1, help="random seed of the messages")
     parser.add_argument(
+        "--players",
+        type=int,
+        choices=range(4, 9),
+        help="a casual table of this many seats (default: the ranked table of four)",
+    )
+    parser.add_argument(
+        "--mode", choices=("tractor", "friends"), default="tractor", help="with --players"
+    )
+    parser.add_argument(
         "--keep", action="store_true", help="with DATABASE_URL: keep the bench database"
     )
     return parser.parse_args()
 
 
-async def fuzz(messages: int, seed: int) -> dict[str, object]:
+async def fuzz(messages: int, seed: int, shape: Any = None) -> dict[str, object]:
     from proof.fuzz import run_fuzz
     from shengji_site.asgi import application
 
-    fuzzer = await run_fuzz(application, messages=messages, seed=seed)
+    fuzzer = await run_fuzz(application, messages=messages, seed=seed, shape=shape)
     return fuzzer.report.figures()
 
 
-def run(messages: int, seed: int) -> dict[str, object]:
+def run(messages: int, seed: int, shape: Any = None) -> dict[str, object]:
     from celery.contrib.testing.worker import start_worker
 
     from shengji_site.celery import app
 
     with start_worker(app, pool="threads", concurrency=2, perform_ping_check=False,
                       loglevel="WARNING", shutdown_timeout=10):  # fmt: skip
-        figures = asyncio.run(fuzz(messages, seed))
+        figures = asyncio.run(fuzz(messages, seed, shape))
     forget_redis_keys()
     return figures
 
@@ -91,7 +103,12 @@ def main() -> None:
         tag = f"shengji-fuzz-{secrets.token_hex(5)}"
         benchenv.configure_django(database_url, tmp, redis_url=redis_url, tag=tag)
         benchenv.migrate()
-        figures = run(args.messages, args.seed)
+        shape = None
+        if args.players is not None:
+            from proof.fuzz_messages import Shape
+
+            shape = Shape(players=args.players, mode=args.mode, ranked=False)
+        figures = run(args.messages, args.seed, shape)
     finally:
         from django.db import connections
 

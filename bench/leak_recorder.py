@@ -2,6 +2,7 @@
 
     .venv/bin/python bench/leak_recorder.py                      # 200 hands, embedded servers
     .venv/bin/python bench/leak_recorder.py --hands 40
+    .venv/bin/python bench/leak_recorder.py --shapes --hands 20  # 6 and 8 seats, both modes
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/shengji REDIS_URL=redis://127.0.0.1:6379/5 \\
         .venv/bin/python bench/leak_recorder.py --hands 200
 
@@ -16,7 +17,9 @@ With DATABASE_URL the bench works in a database of its own on that server (`<nam
 dropped afterwards unless --keep); without it, it starts an embedded PostgreSQL in a temporary
 folder. Without REDIS_URL it starts an embedded Redis. It prints one JSON line of figures and
 exits 1 if any leak was found or a table could not finish its hands (the frames it recorded
-are checked all the same).
+are checked all the same). ``--shapes`` plays the waves of tests/proof/test_shapes_hidden_info.py
+instead (``leakdrill.shape_plans``: four tables of 6 and 8 seats, tractor and 找朋友, five
+hands a wave).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from proof import benchenv  # noqa: E402
 
 HANDS_PER_TABLE = 5
 TABLES = 4
+SHAPE_HANDS = 5  # a wave of leakdrill.shape_plans
 
 
 def parse_args() -> argparse.Namespace:
@@ -49,17 +53,23 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=9, help="seed of the players' choices")
     parser.add_argument("--keep", action="store_true", help="with DATABASE_URL: keep the database")
     parser.add_argument("--shown", type=int, default=10, help="leaks and failures to print")
+    parser.add_argument(
+        "--shapes", action="store_true", help="tables of 6 and 8 seats, tractor and 找朋友"
+    )
     return parser.parse_args()
 
 
-async def play(hands: int, seed: int) -> dict[str, Any]:
-    from proof.leakdrill import drill, standard_plans
+async def play(hands: int, seed: int, shapes: bool = False) -> dict[str, Any]:
+    from proof.leakdrill import drill, shape_plans, standard_plans
 
     totals: dict[str, Any] = {}
     problems: list[str] = []
-    waves = -(-hands // (TABLES * HANDS_PER_TABLE))
+    per_wave = SHAPE_HANDS if shapes else TABLES * HANDS_PER_TABLE
+    waves = -(-hands // per_wave)
     for wave in range(waves):
-        result = await drill(standard_plans(HANDS_PER_TABLE, seed=seed + 10 * wave))
+        wave_seed = seed + 10 * wave
+        plans = shape_plans(wave_seed) if shapes else standard_plans(HANDS_PER_TABLE, wave_seed)
+        result = await drill(plans)
         figures = result.figures()
         merge(totals, figures)
         print(f"wave {wave + 1} of {waves}: {json.dumps(figures)}", file=sys.stderr, flush=True)
@@ -80,7 +90,7 @@ def merge(totals: dict[str, Any], figures: dict[str, Any]) -> None:
             totals[key] = round(totals.get(key, 0) + value, 1)
 
 
-def run(hands: int, seed: int, shown: int) -> int:
+def run(hands: int, seed: int, shown: int, shapes: bool = False) -> int:
     from celery.contrib.testing.worker import start_worker
 
     from shengji_site.celery import app
@@ -88,7 +98,7 @@ def run(hands: int, seed: int, shown: int) -> int:
     with start_worker(
         app, pool="threads", concurrency=2, perform_ping_check=False, shutdown_timeout=60
     ):
-        figures = asyncio.run(play(hands, seed))
+        figures = asyncio.run(play(hands, seed, shapes))
     problems = figures.pop("problems")
     figures["hands_per_second"] = round(figures["hands"] / max(figures["seconds"], 0.1), 2)
     print(json.dumps(figures, ensure_ascii=False))
@@ -118,7 +128,7 @@ def main() -> None:
         )
         logging.getLogger("django.request").setLevel(logging.ERROR)  # the 404s the drill asks for
         benchenv.migrate()
-        status = run(args.hands, args.seed, args.shown)
+        status = run(args.hands, args.seed, args.shown, args.shapes)
     finally:
         from django.db import connections
 
