@@ -10,6 +10,7 @@ import {
   cardsName,
   formatCards,
   isRuff,
+  isTrump,
   parseCards,
   points as cardPoints,
   sortCards,
@@ -125,6 +126,8 @@ const ui = {
   callsFor: null, // the hand id the picks are for
   callCheck: { key: null, ok: null, code: null, message: null },
   pendingBury: null, // {hand, cards}: a bury to send once the view shows the calls made
+  resultClosed: null, // the hand id whose result sheet the player closed (phone)
+  finishedSeen: new Map(), // hand id → when (ms) this page first saw it finished
 };
 
 function mySeat() {
@@ -271,6 +274,12 @@ function handLive() {
   return Boolean(game.hand && game.hand.status === "playing");
 }
 
+/** An admin closed the table (or it was closed to make room): nobody sits, nothing starts. */
+function tableClosed() {
+  const status = game.table ? game.table.status : config.status;
+  return status === "closed";
+}
+
 function trumpForSort(v) {
   if (!v) return null;
   if (v.trump) return v.trump;
@@ -374,6 +383,7 @@ function receive(frame) {
       break;
     case "chat":
       game.chat.push(frame.line);
+      noteTimeout(frame.line);
       dropLocalReveals();
       if (game.chat.length > 100) game.chat.shift();
       renderChat();
@@ -392,6 +402,17 @@ function receive(frame) {
       break;
     default:
       break;
+  }
+}
+
+/** The server moved for this player when their time ran out: the status line says so. */
+function noteTimeout(line) {
+  const params = Array.isArray(line.params) ? line.params : [];
+  if (mySeat() === null || Number(params[0]) !== mySeat()) return;
+  if (line.code === "timeout_play") {
+    setNote(fmt(L.timeout_me_play, { cards: cardsName(parseCards(String(params[1])), L) }), "warn");
+  } else if (line.code === "timeout_bury") {
+    setNote(L.timeout_me_bury, "warn");
   }
 }
 
@@ -1022,6 +1043,11 @@ function renderHeader() {
   renderLive();
   const t = game.table;
   if (!t) return;
+  // A closed table says so at once, above everything, and its seating notice goes.
+  byId("table-closed").hidden = !tableClosed();
+  byId("table-notice").hidden = tableClosed();
+  const invite = document.getElementById("invite");
+  if (invite && tableClosed()) invite.hidden = true;
   byId("table-name").textContent = t.ranked ? L.quick_match_name.replace("{name}", t.name) : t.name;
   const rules = config.rules && config.rules.name ? config.rules.name : t.preset;
   const parts = [t.ranked ? L.ranked : L.casual, rules, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
@@ -1157,7 +1183,7 @@ function renderSeats() {
 function seatControls(seat, info) {
   const box = el("div", "seat-controls");
   const t = game.table;
-  if (!t || handLive()) return box;
+  if (!t || handLive() || tableClosed()) return box;
   const mine = mySeat();
   const free = !info.user && !info.bot;
   if (free && mine === null && !t.ranked) { // ranked seats are given by quick match only
@@ -1187,6 +1213,10 @@ function renderTrick() {
   const center = byId("trick-center");
   center.replaceChildren();
   area.classList.remove("showing-last", "done");
+  if (tableClosed()) {
+    center.append(el("span", "phase-note closed-note", L.closed_title));
+    return;
+  }
   if (!v) {
     center.append(el("span", "muted", L.no_hand));
     return;
@@ -1209,6 +1239,7 @@ function renderTrick() {
       const row = cardRow(played, L, played.length > 4 ? "trick-cards long" : "trick-cards", "both");
       row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(played, L)}`);
       if (seatCount() !== 4) slot.append(el("span", "play-who", compass(play.seat)));
+      if (play === trick.plays[0]) slot.append(el("span", "lead-mark", L.leads));
       slot.append(row);
       if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
     }
@@ -1224,7 +1255,7 @@ function renderTrick() {
     if (bids.length) {
       const standing = bids[bids.length - 1];
       const line = el("span", "standing-bid");
-      line.append(`${seatName(standing.seat)}: `, cardRow(parseCards(standing.cards), L, "mini"));
+      line.append(el("span", "bid-who", `${seatName(standing.seat)}:`), cardRow(parseCards(standing.cards), L, "mini"));
       center.append(line);
     }
   } else if (v.phase === "burying") {
@@ -1262,6 +1293,9 @@ function renderHand() {
   const action = selectionAction();
   ui.focus = Math.min(ui.focus, cards.length - 1);
   const rows = layoutRows(target, cards.length);
+  // Trumps (sorted first) are marked and set apart from the plain suits by a gap.
+  const trump = trumpForSort(v);
+  const trumps = trump ? cards.filter((card) => isTrump(card, trump)).length : 0;
   const hadFocus = target.contains(document.activeElement);
   let index = 0;
   for (const size of rows) {
@@ -1279,6 +1313,8 @@ function renderHand() {
         node.classList.add("from-kitty");
       }
       if (!action) node.classList.add("idle");
+      if (index < trumps) node.classList.add("trump");
+      else if (index === trumps && trumps > 0 && i > 0) node.classList.add("after-trumps");
       row.append(node);
     }
     box.append(row);
@@ -1301,8 +1337,9 @@ function arrivals(before, after) {
 
 /** How many cards on each row: one row while the cards fit with their corners showing. */
 function layoutRows(box, n) {
-  const width = box.clientWidth || root.clientWidth || 360;
   const style = getComputedStyle(box);
+  const gap = parseFloat(style.getPropertyValue("--trump-gap")) || 0; // room for the gap after the trumps
+  const width = (box.clientWidth || root.clientWidth || 360) - gap;
   const cardWidth = parseFloat(style.getPropertyValue("--card-w")) || 64;
   const minStep = parseFloat(style.getPropertyValue("--min-step")) || 22;
   const rowsNeeded = Math.max(1, Math.ceil(((n - 1) * minStep + cardWidth) / Math.max(width, cardWidth)));
@@ -1330,6 +1367,22 @@ function renderActions() {
     return;
   }
   const live = handLive();
+  if (tableClosed()) {
+    const lobby = el("a", "closed-lobby", `← ${L.closed_lobby}`);
+    lobby.href = config.urls.lobby;
+    box.append(lobby);
+    swap(target, box);
+    renderTools();
+    renderStatus();
+    return;
+  }
+  if (resultShown() && ui.resultClosed === game.hand.id) {
+    box.append(button(L.result_show, "secondary", () => {
+      ui.resultClosed = null;
+      renderResult();
+      renderActions();
+    }, { "data-action": "show-result" }));
+  }
 
   if (!live && mine !== null) {
     const me = seatInfo(mine);
@@ -1405,7 +1458,7 @@ function renderTools() {
   const box = el("div");
   const mine = mySeat();
   const t = game.table;
-  if (!t) {
+  if (!t || tableClosed()) {
     swap(target, box);
     return;
   }
@@ -1582,6 +1635,7 @@ function statusText() {
   const mine = mySeat();
   const t = game.table;
   if (!t) return L.connecting;
+  if (tableClosed()) return L.closed_text;
   if (!handLive()) {
     if (mine === null) return config.me.logged_in ? L.pick_a_seat : L.spectating;
     const me = seatInfo(mine);
@@ -1614,7 +1668,10 @@ function renderStatus() {
   status.append(el("span", "status-main", statusText()));
   const action = selectionAction();
   const callsFirst = ui.check.code === "calls_missing" && picksCalls(); // the picker says what is missing
-  if (action && ui.selected.length && ui.check.key === selectionKey(action, ui.selected) && !ui.check.pending && !ui.check.ok && !callsFirst) {
+  const k = kittySize(view());
+  if (action === "bury" && ui.selected.length > k) {
+    status.append(el("span", "reason", fmt(L.bury_too_many, { n: ui.selected.length, k, extra: ui.selected.length - k })));
+  } else if (action && ui.selected.length && ui.check.key === selectionKey(action, ui.selected) && !ui.check.pending && !ui.check.ok && !callsFirst) {
     status.append(el("span", "reason", errorText(ui.check.code, ui.check.message)));
   } else if (ui.note) {
     status.append(el("span", `note ${ui.note.kind}`, ui.note.text));
@@ -1703,7 +1760,7 @@ function renderStrip() {
     box.append(clock);
   }
   const strip = byId("strip");
-  strip.hidden = !v;
+  strip.hidden = !v || tableClosed();
   swap(strip, box);
 }
 
@@ -1789,18 +1846,50 @@ function renderShapeInfo(box, v) {
   box.append(list);
 }
 
+/** The last hand's result is on show: the hand is over (not void) and the table open. */
+function resultShown() {
+  const v = view();
+  return Boolean(v && v.phase === "finished" && v.result && !tableClosed());
+}
+
+/** When the next hand starts, as the server times it (docs/PROTOCOL.md, "The pause after a
+ * hand"): the pause after the hand's end, once every seat is ready; null while some are not. */
+function nextHandText() {
+  const hand = game.hand;
+  if (!hand || handLive()) return "";
+  const seated = game.seats.length >= seatCount() && game.seats.every((s) => s.user || s.bot);
+  if (!seated || !game.seats.every((s) => s.ready)) return L.next_hand_waiting;
+  const ended = hand.finished_at ? Date.parse(hand.finished_at) : ui.finishedSeen.get(hand.id) || Date.now();
+  const left = Math.ceil((ended + (config.next_hand_pause_s || 0) * 1000 - Date.now()) / 1000);
+  return left > 0 ? fmt(L.next_hand_in, { n: left }) : L.next_hand_soon;
+}
+
 function renderResult() {
   const box = byId("result");
   const v = view();
-  if (!v || v.phase !== "finished" || !v.result) {
+  if (!resultShown()) {
     box.hidden = true;
+    box.classList.remove("sheet");
     box.replaceChildren();
     return;
   }
-  box.hidden = false;
+  if (!ui.finishedSeen.has(game.hand.id)) ui.finishedSeen.set(game.hand.id, Date.now());
+  // On a phone the result is a sheet over the table until the player closes it.
+  box.hidden = ui.resultClosed === game.hand.id && window.matchMedia("(max-width: 900px)").matches;
+  box.classList.add("sheet");
   box.replaceChildren();
   const r = v.result;
-  box.append(el("h2", "", L.result_title));
+  const head = el("div", "result-head");
+  head.append(el("h2", "", L.result_title));
+  head.append(button(L.result_close, "secondary result-close", () => {
+    ui.resultClosed = game.hand.id;
+    renderResult();
+    renderActions();
+  }, { "data-action": "close-result" }));
+  box.append(head);
+  const next = el("p", "next-hand", nextHandText());
+  next.dataset.nextHand = "1";
+  box.append(next);
   if (r.escaper !== null && r.escaper !== undefined) {
     box.append(el("p", "result-line", fmt(L.result_escape, { name: seatName(r.escaper) })));
   } else {
@@ -1919,6 +2008,8 @@ const SYSTEM_PARTS = {
   friends_called: { seats: [0], calls: [1] },
   friend_joins: { seats: [0], cards: [1], nth: [2] },
   call_spent: { seats: [0], cards: [1], nth: [2] },
+  timeout_play: { seats: [0], cards: [1] },
+  timeout_bury: { seats: [0] },
 };
 
 // Old lines (written before lines had a code) are read from their English text.
@@ -1994,13 +2085,26 @@ function renderChat() {
   form.hidden = !config.me.logged_in;
 }
 
+/** Whose time the deadline is: a player's bury or play, or everyone's bid window. Not the
+ * deal's next cards, nor a bot's (or 托管's) short delay. */
+function clockKind() {
+  const v = view();
+  if (!handLive() || !v || game.deadlineAt === null) return null;
+  if (v.phase === "bidding") return "bidding";
+  if (!["burying", "playing"].includes(v.phase) || v.to_act === null || v.to_act === undefined) return null;
+  return seatInfo(v.to_act).bot ? null : "turn";
+}
+
 function renderClock() {
-  const remaining = game.deadlineAt === null ? null : Math.max(0, Math.ceil((game.deadlineAt - Date.now()) / 1000));
-  const text = remaining === null || !handLive() ? "" : `${remaining}s`;
+  const kind = clockKind();
+  const remaining = kind === null ? null : Math.max(0, Math.ceil((game.deadlineAt - Date.now()) / 1000));
+  const text = remaining === null ? "" : `${remaining}s`;
   const clock = byId("clock");
-  clock.textContent = text;
-  clock.classList.toggle("urgent", remaining !== null && remaining <= 5);
-  for (const node of root.querySelectorAll("[data-clock]")) node.textContent = text;
+  const shown = kind === "bidding" ? `${L.clock_bidding} ${text}` : text;
+  clock.textContent = shown;
+  clock.classList.toggle("urgent", kind === "turn" && remaining <= 5);
+  for (const node of root.querySelectorAll("[data-next-hand]")) node.textContent = nextHandText();
+  for (const node of root.querySelectorAll("[data-clock]")) node.textContent = shown;
   for (const node of root.querySelectorAll("[data-away-until]")) node.textContent = awayText(node.dataset.awayUntil);
 }
 
@@ -2083,6 +2187,9 @@ window.addEventListener("resize", () => {
 });
 
 setInterval(renderClock, 250);
+
+// The table's notice is open on a wide screen; on a phone it starts folded, the table first.
+if (window.matchMedia("(min-width: 601px)").matches) byId("table-notice").open = true;
 
 // For the browser tests and for people reading along: the newest state, read-only.
 window.shengjiTable = {
