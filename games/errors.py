@@ -26,6 +26,10 @@ from django.utils.translation import gettext_lazy as _
 
 from games.engine import ShengjiError, action_reason_text, parse_cards, reason_text
 
+# Refusals that say in full what to do (their numbers, daily relief, the table to go back to):
+# a page shows them without their code, and links the page they name (issue 33).
+SELF_EXPLAINED = frozenset({"insufficient_balance", "seated_elsewhere"})
+
 _MESSAGES: dict[str, Promise] = {
     "not_found": _("no such table or hand"),
     "not_seated": _("you are not seated at this table"),

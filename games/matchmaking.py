@@ -58,6 +58,8 @@ from accounts.models import User
 from games.errors import ApplicationError
 from games.models import QueueEntry, QuickMatch, Seat, Table
 from games.services import db_now, points_needed_for, ranked_table_open, seated_elsewhere
+from games.services.tables import seated_elsewhere_refusal
+from ladder.selectors import quick_match_short_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -170,24 +172,16 @@ def _check_may_queue(user: User) -> float:
     seats = Seat.objects.filter(user=user).select_related("table")
     if seats.filter(table__status=Table.Status.PLAYING).exists():
         raise ApplicationError("in_game")
-    seat = seats.first()
-    if seat is not None:
-        raise ApplicationError(
-            "seated_elsewhere",
-            _("leave your seat at table '%(table)s' first"),
-            table=seat.table.name,
-        )
+    if seats.exists():
+        raise seated_elsewhere_refusal(user=user)
     if seated_elsewhere(user=user):  # a hand of theirs elsewhere is not wrapped up yet
         raise ApplicationError("in_game")
     _check_no_show_wait(user)
     rating, balance = _rating_and_balance(user)
     minimum = quick_match_minimum()
     if balance < minimum:
-        raise ApplicationError(
-            "insufficient_balance",
-            _("quick match needs at least %(minimum)s table points"),
-            minimum=minimum,
-        )
+        # The numbers, daily relief and when, and the tables to play at meanwhile (issue 33).
+        raise quick_match_short_refusal(user=user, balance=balance, needed=minimum)
     return rating
 
 

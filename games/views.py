@@ -18,11 +18,13 @@ from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+import games.errors as game_errors
 from games import (
     chat_words,
     matchmaking,
@@ -64,14 +66,40 @@ def _refused(
     request: HttpRequest, error: ApplicationError, table_id: int | None = None
 ) -> HttpResponse:
     if _wants_json(request):
-        return JsonResponse(
-            {"ok": False, "code": error.code, "message": error.message},
-            status=HTTP_STATUS.get(error.code, 409),
-        )
+        body: dict[str, Any] = {"ok": False, "code": error.code, "message": error.message}
+        if error.code in game_errors.SELF_EXPLAINED:  # no code shown; the page named is linked
+            body.update(plain=True, **_refusal_links(error))
+        return JsonResponse(body, status=HTTP_STATUS.get(error.code, 409))
     if error.code == "login_required":
         return redirect_to_login(_lobby_url(table_id))
-    messages.error(request, f"{error.message} ({error.code})")
+    messages.error(request, _refusal_text(error))
     return redirect(_lobby_url(table_id))
+
+
+def _refusal_links(error: ApplicationError) -> dict[str, str]:
+    """The pages a refusal names (``SELF_EXPLAINED``): the table the player is held at, the
+    player page where daily relief is claimed; each as ``{url, text}`` fields."""
+    links = {}
+    if "table_url" in error.fields:
+        links["link_url"] = str(error.fields["table_url"])
+        links["link_text"] = str(error.fields["table_name"])
+    elif "relief_url" in error.fields:
+        links["link_url"] = str(error.fields["relief_url"])
+        links["link_text"] = str(_("Your player page"))
+    return links
+
+
+def _refusal_text(error: ApplicationError) -> str:
+    """A refusal as a page's message: a ``SELF_EXPLAINED`` one in words only, with a link to
+    the page it names; any other with its code."""
+    if error.code not in game_errors.SELF_EXPLAINED:
+        return f"{error.message} ({error.code})"
+    links = _refusal_links(error)
+    if not links:
+        return error.message
+    return format_html(
+        '{} <a href="{}">{}</a>', error.message, links["link_url"], links["link_text"]
+    )
 
 
 def lobby_action(view: View) -> View:

@@ -413,10 +413,15 @@ class TokenView(LadderAPIView):
 class ReliefSerializer(serializers.Serializer):
     balance = serializers.IntegerField(help_text="your table points")
     threshold = serializers.IntegerField(help_text="relief is for balances below this")
-    amount = serializers.IntegerField(help_text="table points one relief gives")
+    amount = serializers.IntegerField(
+        help_text="table points a claim gives now: it tops the balance up to the threshold"
+    )
     per_day = serializers.IntegerField()
     claimed_today = serializers.IntegerField()
     eligible = serializers.BooleanField()
+    next_at = serializers.DateTimeField(
+        allow_null=True, help_text="when a claim is next possible (null: above the threshold)"
+    )
 
 
 class ReliefView(LadderAPIView):

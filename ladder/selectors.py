@@ -36,6 +36,7 @@ from ladder.settlement import (
     escaper_charge,
     max_hand_loss,
     outcome_from_record,
+    relief_grant,
     rule_options,
     ruleset_name,
 )
@@ -139,19 +140,72 @@ def relief_claimed_today(*, user_id: int) -> int:
     return LedgerEntry.objects.filter(user_id=user_id, kind=kind, created_at__gte=start).count()
 
 
+def relief_amount(balance: int) -> int:
+    """What the daily relief grant gives to ``balance`` now: up to the threshold
+    (`settlement.relief_grant`), 0 at or above it."""
+    return relief_grant(balance, settings.LADDER_RELIEF_THRESHOLD, settings.LADDER_RELIEF_AMOUNT)
+
+
+def next_relief_day() -> datetime:
+    """When the site's next day starts (relief is counted per day, `TIME_ZONE`)."""
+    tomorrow = timezone.localdate() + timedelta(days=1)
+    return timezone.make_aware(datetime.combine(tomorrow, time.min))
+
+
 def relief_status(*, user: User) -> dict[str, Any]:
-    """Whether the user may claim the daily relief grant now, and its numbers."""
+    """Whether the user may claim the daily relief grant now, and its numbers: ``amount`` is
+    what a claim gives now (it tops the balance up to ``threshold``); ``next_at`` when a
+    claim is next possible (now, the start of the next day, or None above the threshold)."""
     balance = player_balance(user=user)
     claimed = relief_claimed_today(user_id=user.pk)
     threshold, per_day = settings.LADDER_RELIEF_THRESHOLD, settings.LADDER_RELIEF_PER_DAY
+    below = balance < threshold
+    eligible = below and claimed < per_day
     return {
         "balance": balance,
         "threshold": threshold,
-        "amount": settings.LADDER_RELIEF_AMOUNT,
+        "amount": relief_amount(balance),
         "per_day": per_day,
         "claimed_today": claimed,
-        "eligible": balance < threshold and claimed < per_day,
+        "eligible": eligible,
+        "next_at": timezone.now() if eligible else next_relief_day() if below else None,
     }
+
+
+def quick_match_short_refusal(*, user: User, balance: int, needed: int) -> ApplicationError:
+    """``insufficient_balance`` for quick match, saying exactly how to play again: the numbers,
+    the daily relief grant (每日救济: claimable now, or from when, and what it brings the
+    balance to), and the tables that need fewer table points (practice, casual at a lower
+    stake). ``relief_url`` is the player's page, where relief is claimed."""
+    relief = relief_status(user=user)
+    fields: dict[str, Any] = {
+        "needed": needed,
+        "balance": balance,
+        "floor": relief["threshold"],
+        "relief_url": reverse("ladder:player", kwargs={"username": user.get_username()}),
+    }
+    if relief["eligible"]:
+        text = _(
+            "Quick match needs at least %(needed)s table points and you hold %(balance)s. "
+            "Your daily relief is ready: claim it on your player page and it brings you to "
+            "%(floor)s. Or play on now: practise against bots, or sit at a casual table with "
+            "a lower stake."
+        )
+    elif relief["next_at"] is not None:
+        fields["next"] = timezone.localtime(relief["next_at"]).strftime("%H:%M")
+        text = _(
+            "Quick match needs at least %(needed)s table points and you hold %(balance)s. "
+            "You have had today's daily relief; the next is yours tomorrow from %(next)s, on "
+            "your player page, and brings you to %(floor)s. Meanwhile play on: practise "
+            "against bots, or sit at a casual table with a lower stake."
+        )
+    else:
+        text = _(
+            "Quick match needs at least %(needed)s table points and you hold %(balance)s. "
+            "Play on meanwhile: practise against bots, or sit at a casual table with a lower "
+            "stake."
+        )
+    return ApplicationError("insufficient_balance", text, **fields)
 
 
 @dataclass(frozen=True)

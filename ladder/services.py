@@ -21,7 +21,7 @@ from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
-from ladder.selectors import fee_schedule, relief_claimed_today
+from ladder.selectors import fee_schedule, relief_amount, relief_claimed_today
 from ladder.settlement import (
     HandOutcome,
     Line,
@@ -181,8 +181,9 @@ def ladder_points_adjust(
 
 @transaction.atomic
 def ladder_relief_claim(*, user: User) -> LedgerEntry:
-    """Give the user the daily relief grant: `LADDER_RELIEF_AMOUNT` table points, when their
-    balance is below `LADDER_RELIEF_THRESHOLD`, at most `LADDER_RELIEF_PER_DAY` times a day
+    """Give the user the daily relief grant: what tops their balance up to
+    `LADDER_RELIEF_THRESHOLD` (at most `LADDER_RELIEF_AMOUNT`), when their balance is below
+    it, at most `LADDER_RELIEF_PER_DAY` times a day
     (the site's day, `TIME_ZONE`). A `relief` ledger row; the profile lock makes two claims
     at once count as two."""
     if not user.is_active:
@@ -203,7 +204,9 @@ def ladder_relief_claim(*, user: User) -> LedgerEntry:
             _("relief is given at most %(limit)s times a day: come back tomorrow"),
             limit=limit,
         )
-    amount = settings.LADDER_RELIEF_AMOUNT
+    # Up to the threshold, not a fixed sum: whoever held less before relief never holds more
+    # after it (docs/LADDER.md, "Relief never rewards an escape").
+    amount = relief_amount(profile.balance)
     entry = _entry(profile, kind=Kind.RELIEF, amount=amount, now=timezone.now())
     entry.save()
     profile.save(update_fields=["balance"])

@@ -616,6 +616,15 @@ def escape_paid(outcome: HandOutcome) -> int:
     return 0
 
 
+def relief_grant(balance: int, floor: int, most: int) -> int:
+    """The daily relief grant (救济) to a balance below ``floor``: it tops the balance up to
+    ``floor``, never more than ``most`` (docs/LADDER.md, "Relief never rewards an escape").
+    Balance after relief, ``balance + relief_grant(balance, …)``, never decreases as the
+    balance before it grows: whoever holds less before relief never holds more after it, so an
+    escape that costs more than staying and losing stays costlier, relief included."""
+    return max(0, min(most, floor - balance))
+
+
 def no_show_fee(stake: int, balance: int) -> int:
     """What a quick-match no-show pays: one stake of the table (S; 50 at quick match's stake),
     never more than the player holds."""

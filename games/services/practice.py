@@ -17,7 +17,6 @@ from django.db.models import Count, F, Q
 from django.utils.translation import gettext as _
 
 from accounts.models import User
-from games.errors import ApplicationError
 from games.models import Table
 from games.services._common import SEATS
 from games.services.tables import (
@@ -26,6 +25,7 @@ from games.services.tables import (
     seat_ready,
     seat_take,
     seated_elsewhere,
+    seated_elsewhere_refusal,
     table_create,
 )
 
@@ -46,7 +46,7 @@ def practice_start(
     user holds a seat or plays a hand anywhere (one table at a time)."""
     checked = house_rules_checked(PRACTICE_PRESET, house_rules or {}, players=players)
     if seated_elsewhere(user=user):
-        raise ApplicationError("seated_elsewhere")
+        raise seated_elsewhere_refusal(user=user)
     table = _practice_table_of(user, players, checked) or _practice_table_new(
         user, players, checked
     )

@@ -21,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.db.models import Q
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
@@ -416,7 +417,7 @@ def _sit(
     Precondition: the table and its seats are locked (the lock order: Table → Seats → ladder)."""
     ladder_profiles_lock(user_ids=[user.pk])
     if seated_elsewhere(user=user, table=table):
-        raise ApplicationError("seated_elsewhere")
+        raise seated_elsewhere_refusal(user=user, table=table)
     needed = points_needed_seated(table, locked_seats(table), stake=stake)
     balance = player_balance(user=user)
     if balance < needed:
@@ -459,6 +460,30 @@ def seated_elsewhere(*, user: User, table: Table | None = None) -> bool:
         seats = seats.exclude(table=table)
         hands = hands.exclude(hand__match__table=table)
     return seats.exists() or hands.exists()
+
+
+def seated_elsewhere_refusal(*, user: User, table: Table | None = None) -> ApplicationError:
+    """``seated_elsewhere``, naming the table the user is held at (its number, its name and
+    its page, as fields: the pages link it); the bare code when none is found any more."""
+    seats = Seat.objects.filter(user=user).exclude(table__status=Table.Status.CLOSED)
+    unfinished = Q(hand__status=Hand.Status.PLAYING) | Q(hand__awaiting_wrap_up=True)
+    hands = HandPlayer.objects.filter(unfinished, user=user).order_by("-hand_id")
+    if table is not None:
+        seats, hands = seats.exclude(table=table), hands.exclude(hand__match__table=table)
+    held = (
+        seats.values_list("table_id", flat=True).first()
+        or hands.values_list("hand__match__table_id", flat=True).first()
+    )
+    other = Table.objects.filter(pk=held).first() if held is not None else None
+    if other is None:
+        return ApplicationError("seated_elsewhere")
+    return ApplicationError(
+        "seated_elsewhere",
+        _("leave your seat at table %(table_id)s, “%(table_name)s”, first"),
+        table_id=other.pk,
+        table_name=other.display_name,
+        table_url=reverse("games:table", kwargs={"table_id": other.pk}),
+    )
 
 
 @transaction.atomic

@@ -84,8 +84,15 @@ function startLobby() {
 
   // --- errors and actions ------------------------------------------------------------------
 
-  function showError(code, message) {
-    errorBox.textContent = code ? `${message} (${code})` : message;
+  function showError(code, message, body) {
+    // A refusal that says in full what to do comes without its code, with the page it names.
+    const plain = body && body.plain;
+    errorBox.textContent = code && !plain ? `${message} (${code})` : message;
+    if (plain && body.link_url) {
+      const link = el("a", "", body.link_text);
+      link.href = body.link_url;
+      errorBox.append(" ", link);
+    }
     errorBox.hidden = false;
   }
 
@@ -104,7 +111,7 @@ function startLobby() {
         headers: { Accept: "application/json", "X-CSRFToken": csrfToken() },
       });
       const body = await response.json().catch(() => ({ ok: false, code: "bad_response", message: response.statusText }));
-      if (!body.ok) showError(body.code, body.message);
+      if (!body.ok) showError(body.code, body.message, body);
       if (body.ok && form.action.includes("/quick/join/")) wasQueued = true;
     } catch (error) {
       showError("network", String(error));

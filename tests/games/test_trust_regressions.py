@@ -381,7 +381,10 @@ def test_regression_two_tables_at_once_over_http_and_quick_match() -> None:
         in client.post(f"/tables/{first.pk}/sit/", {"seat": "0"}, follow=True).content.decode()
     )
     html = client.post(f"/tables/{second.pk}/sit/", {"seat": "0"}, follow=True).content.decode()
-    assert "(seated_elsewhere)" in html
+    # Named, with a link to it (issue 33), and no code.
+    assert f"leave your seat at table {first.pk}, “test table”, first" in html
+    assert f'<a href="/tables/{first.pk}/">test table</a>' in html
+    assert "(seated_elsewhere)" not in html
     refused("seated_elsewhere", lambda: services.seat_take(table_id=second.pk, user=user, index=1))
     refused("seated_elsewhere", lambda: matchmaking.queue_join(user=user))
     refused(
