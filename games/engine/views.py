@@ -133,11 +133,14 @@ def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None
 
 def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
     """The result, with rejected throws masked as in the views (D15): after an escape the
-    thrower's hand was never shown."""
+    thrower's hand was never shown; nor, after an escape before the first lead, the friend
+    calls (RULES-FRIENDS §4: shown from the first lead on)."""
     if state.result is None:
         return None
     result = state.result.to_dict()
     result["failed_throws"] = _failed_throws(state, seat)
+    if "calls" in result:
+        result["calls"] = _calls(state, seat)
     return result
 
 

@@ -256,12 +256,7 @@ def test_the_checker_catches_each_leak_at_an_eight_seat_friends_table(spoil: Any
     assert all(reason in leak for leak in found), found
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="finding: after an escape before the first lead, result.calls shows the dealer's"
-    " calls in every view (games/engine/views.py _result); docs/proof/HIDDEN-INFO.md",
-)
-def test_finding_an_escape_before_the_first_lead_shows_the_calls_in_the_result() -> None:
+def test_regression_an_escape_before_the_first_lead_showed_the_calls_in_the_result() -> None:
     state = engine_hand(6, "friends")[0]
     while state.phase in ("dealing", "bidding"):
         state.apply("draw" if state.phase == "dealing" else "close")
