@@ -7,6 +7,7 @@ with no seat offered; the first screen of a phone shows the table and its switch
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -21,7 +22,8 @@ from accounts.models import User
 from games import services
 from games.engine import legal_actions
 from games.handstate import load_state
-from games.models import ChatLine, Hand, Table
+from games.models import ChatLine, Hand, Match, Table
+from games.services.start import _rules_for
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import new_page
 from tests.games.helpers import make_users
@@ -295,5 +297,60 @@ def test_a_closed_table_says_so_at_once_and_offers_no_seat(
     page.reload()
     shows_closed()
     screenshot(page, f"moments-{tag}-closed-reloaded")
+    assert not page.errors, page.errors
+    page.context.close()
+
+
+def the_player_deals_next(table: Table, user: User) -> None:
+    """A match of this table under way, its next dealer the player at seat 0."""
+    Match.objects.create(
+        table=table,
+        ruleset=_rules_for(table),
+        levels=["2", "2"],
+        wrapped=[False, False],
+        players=[user.pk, None, None, None],
+        next_dealer=0,
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[s[2] for s in SIZES])
+def test_a_bury_of_the_wrong_number_says_how_many_and_trumps_stand_apart(
+    site: str, chromium: Any, size: tuple[int, int, str, str]
+) -> None:
+    tag = size[2]
+    (user,) = make_users(1, prefix=f"bury{tag}")
+    table = table_with_bots(user)
+    the_player_deals_next(table, user)
+    page = logged_in_page(chromium, site, user, size)
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.wait_for_function("() => window.shengjiTable && window.shengjiTable.state.table")
+    hand = off_the_loop(lambda: services.seat_ready(table_id=table.pk, user=user))
+    assert hand is not None and hand.dealer == 0
+    page.wait_for_function(
+        """() => { const h = window.shengjiTable.state.hand;
+             return h && h.view && h.view.phase === 'burying'; }"""
+    )
+    page.wait_for_selector("[data-action=bury]")
+    # Trumps first, marked, and the first plain card set apart from them.
+    marks = page.evaluate(
+        """() => [...document.querySelectorAll('#hand button.card')].map((node) =>
+             node.classList.contains('trump') ? 't' : node.classList.contains('after-trumps')
+             ? 'a' : 'p').join('')"""
+    )
+    # (the gap is within a row: a first plain card that starts a row of its own needs none)
+    assert re.fullmatch(r"t+[ap]p*", marks), marks
+    cards = page.locator("#hand button.card")
+    for index in range(9):
+        cards.nth(index).click(position={"x": 6, "y": 22})
+    labels = words(page)
+    said = labels["bury_too_many"].format(n=9, k=8, extra=1)
+    page.wait_for_function(
+        "(said) => document.querySelector('#status .reason')?.textContent === said", arg=said
+    )
+    assert page.locator("#primary-action").is_disabled()
+    screenshot(page, f"moments-{tag}-bury-nine")
+    cards.nth(8).click(position={"x": 6, "y": 22})
+    page.wait_for_selector("#primary-action:not([disabled])")
+    assert page.locator("#status .reason").count() == 0
     assert not page.errors, page.errors
     page.context.close()
