@@ -30,6 +30,8 @@ from django.utils.http import urlsafe_base64_encode
 from accounts.models import User
 from accounts.services import user_ban
 from games import services
+from games.engine import PRESETS
+from games.engine.rules import _CHOICES
 from games.models import Hand, Seat, Table
 from ladder.models import HandSettlement, LadderProfile
 from ladder.services import ladder_points_adjust, ladder_settle_hand
@@ -99,6 +101,31 @@ class VisibleText(HTMLParser):
     def handle_data(self, data: str) -> None:
         if not self._hidden and data.strip():
             self.runs.append(data.strip())
+
+
+class AllVisibleText(VisibleText):
+    """Visible text with <code> too: where a rule's code word would hide."""
+
+    HIDDEN = VisibleText.HIDDEN - {"code"}
+
+
+# The engine's names of the rule options, their values and the presets (``flip_kitty``,
+# ``strength``, ``seed000``): a reader sees words for them, in <code> or not (issue 33).
+RULE_CODE_WORDS = frozenset(
+    {*_CHOICES, *(value for values in _CHOICES.values() for value in values), *PRESETS}
+)
+
+
+def rule_code_words(html: str) -> list[str]:
+    """The visible runs (<code> included) naming a rule by its code word."""
+    parser = AllVisibleText()
+    parser.feed(html)
+    parser.close()
+    return [
+        run
+        for run in parser.runs
+        if not is_stored_data(run) and any(t in RULE_CODE_WORDS for t in TOKEN.findall(run))
+    ]
 
 
 def visible_runs(html: str) -> list[str]:
@@ -294,7 +321,7 @@ def logged_in(user: User | None, language: str) -> Client:
 
 
 def page_leftovers(
-    client: Client, url: str, world: World, vocabulary: frozenset[str]
+    client: Client, url: str, world: World, vocabulary: frozenset[str], *, codes: bool = False
 ) -> dict[str, list[str]]:
     """{url: runs left in English}: empty for a clean page, or one that is not a page (JSON,
     POST only)."""
@@ -303,6 +330,8 @@ def page_leftovers(
         return {}
     assert response.status_code in (200, 404), (url, response.status_code)
     found = leftovers(response.content.decode(), vocabulary, world.names)
+    if codes:  # a player's page names no rule by its code word (the admin's may: its columns)
+        found += rule_code_words(response.content.decode())
     return {url: found} if found else {}
 
 
@@ -333,7 +362,7 @@ def test_every_page_is_in_chinese(world: World, vocabulary: frozenset[str], lang
     for user in (None, world.player, world.staff):
         client = logged_in(user, language)
         for url in urls:
-            for key, runs in page_leftovers(client, url, world, vocabulary).items():
+            for key, runs in page_leftovers(client, url, world, vocabulary, codes=True).items():
                 problems.setdefault(key, []).extend(runs)
     assert not problems, report(problems)
 
@@ -382,6 +411,14 @@ def test_the_walker_catches_an_untranslated_msgid(vocabulary: frozenset[str]) ->
     assert leftovers(clean, vocabulary, names) == []
     not_json = '<div class="readonly">{the bot is playing this seat}</div>'
     assert leftovers(not_json, vocabulary, names) == ["{the bot is playing this seat}"]
+
+
+def test_the_walker_catches_a_rule_named_by_its_code_word() -> None:
+    """/rules/ showed flip_kitty, no_trump, strength … in <code>, which the walker skipped."""
+    assert rule_code_words("<p>无人亮主 — <code>flip_kitty</code></p>") == ["flip_kitty"]
+    assert rule_code_words("<li><code>strength</code> —— 比大小</li>") == ["strength"]
+    assert rule_code_words("<p>标准 <code>ranked</code></p>") == ["ranked"]
+    assert rule_code_words('<li><strong data-value="flip_kitty">翻底</strong></li>') == []
 
 
 @pytest.mark.django_db

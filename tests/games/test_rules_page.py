@@ -99,8 +99,14 @@ def test_each_preset_lists_its_own_values(language: str) -> None:
         block = element(page, f"preset-{name}", "section")
         shown = dict(re.findall(r'data-option="(\w+)" data-value="(\w+)"', block))
         assert shown == {option: getattr(rules, option) for option in _CHOICES}, name
-        for option in _CHOICES:
-            assert f"<code>{getattr(rules, option)}</code>" in block
+        # Each value in words (issue 33): the words of the option's own section.
+        for option, value, words in re.findall(
+            r'data-option="(\w+)" data-value="(\w+)"><dt>.*?</dt><dd>(.*?)</dd>', block
+        ):
+            anchor = "no_bid" if option == "no_bid_first_hand" else option
+            section = page.split(f'id="opt-{anchor}"', 1)[1].split("<h3", 1)[0]
+            assert words and words != value, (name, option)
+            assert f'data-value="{value}">{words}</strong>' in section, (option, value, words)
 
 
 @pytest.mark.parametrize("language", BROWSERS)
@@ -109,7 +115,7 @@ def test_every_option_value_is_explained(language: str) -> None:
     for option in ANCHORED:
         section = page.split(f'id="opt-{option}"', 1)[1].split("<h3", 1)[0]
         for value in _CHOICES[option]:
-            assert f"<code>{value}</code>" in section, (option, value)
+            assert f'<strong class="opt-value" data-value="{value}">' in section, (option, value)
 
 
 @pytest.mark.parametrize("language", BROWSERS)
@@ -163,6 +169,44 @@ def test_the_settlement_ratios_and_amounts_are_the_ladders(language: str) -> Non
         assert f"{band}{percent}%" in text, band
     assert "200+400−10=590" in text  # seed 004's worked example, as the ladder pays it
     assert "3×200=600" in text  # triple at S = 100, levels 2: 3 × (100 % × S + S)
+
+
+# The engine's names of the options, their values and the presets: none is shown to a reader.
+CODE_WORDS = sorted(
+    {*_CHOICES, *(v for values in _CHOICES.values() for v in values), *PRESETS, "throw_penalty"}
+)
+JOKERS = {
+    "zh-hans": ("大<i>王</i>", "小<i>王</i>"),
+    "zh-hant": ("大<i>王</i>", "小<i>王</i>"),
+    "en": ("Big<i>Joker</i>", "Small<i>Joker</i>"),
+}
+
+
+def visible_text(page: str) -> str:
+    """The page's text as read: no tags, and no attribute values (anchors keep the codes)."""
+    body = page.split('<div class="rules-page"', 1)[1]
+    return TAG.sub(" ", body)
+
+
+@pytest.mark.parametrize("language", BROWSERS)
+def test_regression_options_were_named_by_english_code_words(language: str) -> None:
+    """The page showed strength, count, reinforce, first_hand_dealer, bidder, flip_kitty,
+    no_trump … and drew jokers as "JKR": now every option and value is in the reader's words
+    and a joker card says 大王 / 小王 (Big / Small Joker)."""
+    page = rules_page(language)
+    assert "<code>" not in page.split('<div class="rules-page"', 1)[1]
+    text = visible_text(page)
+    assert re.findall(r"\b[a-z]+_[a-z_0-9]+\b", text) == []  # no identifier
+    if language != "en":  # English prose may say "count" or "table" as words
+        found = [word for word in CODE_WORDS if re.search(rf"\b{word}\b", text)]
+        assert found == []
+    else:
+        for word in ("reinforce", "seed000", "seed004"):
+            assert not re.search(rf"\b{word}\b", text), word
+    assert "JKR" not in page
+    big, small = JOKERS[language]
+    assert f'<span class="pc joker red">{big}</span>' in page
+    assert f'<span class="pc joker">{small}</span>' in page
 
 
 def test_docs_rules_names_every_option_in_each_language() -> None:
