@@ -14,7 +14,7 @@ from tests.games.helpers import logged_in, make_users
 from tests.https import JSON
 
 pytestmark = pytest.mark.django_db
-ACTIONS = (
+ACTIONS: tuple[tuple[str, dict[str, str]], ...] = (
     ("sit/", {"seat": "2"}),
     ("leave/", {}),
     ("ready/", {"ready": "1"}),
