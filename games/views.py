@@ -296,10 +296,13 @@ def table_new(request: HttpRequest) -> HttpResponse:
 def _table_created(
     request: HttpRequest, table: Table, not_seated: ApplicationError | None
 ) -> HttpResponse:
-    """The creator sits at seat 1 of the new table; when they could not, the message says why
+    """The creator sits at the new table's first seat; when they could not, the message says why
     (the table stays, for others)."""
     if not_seated is None:
-        created = _("Table %(name)s created: you sit at seat 1.") % {"name": table.name}
+        created = _("Table %(name)s created: you sit at %(seat)s.") % {
+            "name": table.name,
+            "seat": chat_words.seat_name(0, table.players),
+        }
     else:
         created = _("Table %(name)s created. You are not seated: %(reason)s") % {
             "name": table.name,

@@ -1193,7 +1193,8 @@ function seatControls(seat, info) {
         if (game.seats.every((s) => !s.user)) message.stake = t.stake;
         act(message);
       }, { "data-action": "sit", "data-seat": String(seat) }));
-    } else if (seat === baseSeat()) {
+    } else if (seat === (game.seats.find((s) => !s.user && !s.bot) || {}).seat) {
+      // one link, on the first free seat (the creator holds seat 1 from the start)
       const link = el("a", "small-link", L.login_to_sit);
       link.href = config.urls.login;
       box.append(link);

@@ -66,7 +66,7 @@ def test_regression_the_forms_defaults_made_a_table_new_players_could_not_sit_at
     assert sat.json()["ok"] is True, sat.json()
     assert Seat.objects.get(table=table, index=1).user == friend
     page = host_browser.get(made["Location"]).content.decode()
-    assert "周五牌局" in page and "你坐在1号位" in page
+    assert "周五牌局" in page and "牌桌 周五牌局 已开好：你已入座（东）。" in page
 
 
 @pytest.mark.django_db
