@@ -26,16 +26,34 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
+from games.bots.memory import Memory
 from games.engine.cards import SMALL_JOKER, format_cards, parse_cards
 from games.engine.friends import friend_call_error
 from games.engine.scoring import card_points
 from games.engine.trick import trick_winner
 from games.engine.trump import TRUMP, Trump
 
-if TYPE_CHECKING:
-    from games.bots.knowledge import Knowledge
+
+class Knowledge(Protocol):
+    """What this module reads of a seat's ``games.bots.knowledge.Knowledge`` (a protocol, so
+    that knowledge.py, which asks this module for the seat's allies, is not imported here)."""
+
+    seat: int
+    trump: Trump
+    dealer: int
+    hand: list[int]
+    plays: list[tuple[int, ...]]
+    memory: Memory
+    kitty: list[int] | None
+    players: int
+    decks: int
+    side: frozenset[int]
+    calls: list[Call] | None
+
+    def after_me(self) -> tuple[int, ...]: ...
+
 
 POINTS = tuple(card_points(c) for c in range(54))
 FEED_WEIGHT = 0.06
