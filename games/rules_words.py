@@ -213,6 +213,23 @@ def practice_words() -> str:
     return _("A practice hand (a bot is seated): leaving costs nothing and moves no points.")
 
 
+def ended_table_words() -> dict[str, str]:
+    """The table page's words for a ranked table closed because it lost a player (it can never
+    refill): why, and the offer of a new quick match (docs/LADDER.md, "A ranked table that
+    loses a player")."""
+    return {
+        "quick_match_again": _("Quick match"),
+        "dead_ranked_text": _(
+            "A player left this ranked table, which can never be refilled: it is closed and "
+            "you are free. Quick match finds you a new table."
+        ),
+        "dead_escape_text": _(
+            "A player escaped: this ranked table can never be refilled, so it is closed and "
+            "you are free. Quick match finds you a new table."
+        ),
+    }
+
+
 def rules_card(
     rules: dict[str, Any], *, stake: int | None = None, practice: bool = False
 ) -> dict[str, Any]:

@@ -383,6 +383,9 @@ def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
     """The listed tables, newest first: an unlisted (private) table is never here; its
     players come by its invite link (``table_visible_to``)."""
     listed = Table.objects.filter(unlisted=False).exclude(status=Table.Status.CLOSED)
+    # A ranked table with a free seat can never refill (quick match seats all four): dead.
+    empty_seat = Seat.objects.filter(table=OuterRef("pk"), user__isnull=True)
+    listed = listed.exclude(Q(ranked=True) & Exists(empty_seat))
     tables = listed.order_by("-created_at")[:limit]
     seats: dict[int, list[dict[str, Any]]] = {}
     for seat in Seat.objects.filter(table__in=tables).select_related("user").order_by("index"):

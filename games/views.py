@@ -491,6 +491,7 @@ def _table_labels() -> dict[str, Any]:
         **_seat_words(),
         **_first_contact_words(),
         **table_words.shape_table_words(),
+        **rules_words.ended_table_words(),
         **moment_words.moment_table_words(),
     }
 
@@ -589,6 +590,7 @@ def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
             "lobby": reverse("games:lobby"),
             "replay": reverse("games:replay", kwargs={"hand_id": 0}),
             "ledger": reverse("games:hand_ledger", kwargs={"hand_id": 0}),
+            "quick_join": reverse("games:quick_join"),
         },
     }
 

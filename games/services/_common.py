@@ -366,6 +366,27 @@ def seat_vacate_away(table: Table, seat: Seat) -> None:
     name, index = seat.user, seat.index
     free_seat(seat)
     table_changed(table, system("away_freed", str(name), index))
+    ranked_table_close_if_dead(table, locked_seats(table))
+
+
+def ranked_table_close_if_dead(table: Table, seats: list[Seat]) -> bool:
+    """A ranked table that has lost a player (an escape, a player stood up, away or gone)
+    can never refill: its seats are given by quick match only. Close it and stand the others
+    up at once, free to queue again; their page offers quick match (the ``state`` frame's
+    ``quick_match_offer``; docs/LADDER.md, "A ranked table that loses a player"). Whether it
+    closed the table. Call holding the table and seat locks, with no hand on."""
+    if not table.ranked or table.status == Table.Status.CLOSED:
+        return False
+    if all(seat.user_id is not None for seat in seats):
+        return False
+    table.matches.filter(ended_at__isnull=True).update(ended_at=db_now())
+    for seat in seats:
+        if seat.user_id is not None:
+            free_seat(seat)
+    table.status = Table.Status.CLOSED
+    table.save(update_fields=["status"])
+    table_changed(table, None)
+    return True
 
 
 # --- who may play ----------------------------------------------------------------------------

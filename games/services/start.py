@@ -36,6 +36,7 @@ from games.services._common import (
     lock_table,
     locked_seats,
     points_needed_seated,
+    ranked_table_close_if_dead,
     seat_present,
     system,
     table_changed,
@@ -137,6 +138,8 @@ def stand_up_short(table: Table, seats: list[Seat], *, starting: bool = False) -
         name = seat.user
         free_seat(seat)
         table_changed(table, system("stands_short", str(name), needed))
+    if short:
+        ranked_table_close_if_dead(table, seats)
     return short
 
 

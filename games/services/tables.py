@@ -48,6 +48,7 @@ from games.services._common import (
     locked_seats,
     points_needed,
     points_needed_seated,
+    ranked_table_close_if_dead,
     system,
     table_changed,
 )
@@ -495,6 +496,7 @@ def seat_leave(*, table_id: int, user: User) -> None:
         raise ApplicationError("hand_in_progress")
     free_seat(seat)
     table_changed(table, system("leaves", str(user), seat.index))
+    ranked_table_close_if_dead(table, locked_seats(table))
 
 
 @transaction.atomic

@@ -17,6 +17,7 @@ from games.services._common import (
     free_seat,
     hand_seats,
     lock_hand,
+    ranked_table_close_if_dead,
     seat_present,
     system,
     table_changed,
@@ -65,6 +66,7 @@ def hand_wrap_up(*, hand_id: int) -> bool:
     table_changed(table, _result_line(hand, result))
     if table.status == Table.Status.OPEN:
         _next_hand(table, hand, seats)
+    ranked_table_close_if_dead(table, seats)  # an escaper's seat: the others are freed at once
     return True
 
 

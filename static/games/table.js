@@ -1369,6 +1369,8 @@ function renderActions() {
   }
   const live = handLive();
   if (tableClosed()) {
+    // A ranked table that lost a player is closed for good: a new quick match, one click.
+    if (t.quick_match_offer && config.me.logged_in && config.urls.quick_join) box.append(quickMatchForm());
     const lobby = el("a", "closed-lobby", `← ${L.closed_lobby}`);
     lobby.href = config.urls.lobby;
     box.append(lobby);
@@ -1439,6 +1441,23 @@ function renderActions() {
   swap(target, box);
   renderTools();
   renderStatus();
+}
+
+/** 快速匹配 as the lobby's form posts it (the page's CSRF token): the queue, or a new table. */
+function quickMatchForm() {
+  const form = el("form", "quick-match-again");
+  form.method = "post";
+  form.action = config.urls.quick_join;
+  const token = document.querySelector("[name=csrfmiddlewaretoken]");
+  const input = el("input");
+  input.type = "hidden";
+  input.name = "csrfmiddlewaretoken";
+  input.value = token ? token.value : "";
+  const submit = el("button", "primary", L.quick_match_again);
+  submit.type = "submit";
+  submit.dataset.action = "quick-match";
+  form.append(input, submit);
+  return form;
 }
 
 /** What leaving a hand in progress costs here (the page's rules), never "you pay" for free. */
@@ -1636,6 +1655,7 @@ function statusText() {
   const mine = mySeat();
   const t = game.table;
   if (!t) return L.connecting;
+  if (tableClosed() && t.quick_match_offer) return t.ended_by_escape ? L.dead_escape_text : L.dead_ranked_text;
   if (tableClosed()) return L.closed_text;
   if (!handLive()) {
     if (mine === null) return config.me.logged_in ? L.pick_a_seat : L.spectating;
