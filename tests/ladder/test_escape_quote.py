@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from accounts.models import User
 from games import selectors, services
@@ -19,6 +20,7 @@ from ladder import selectors as ladder_selectors
 from ladder.models import LedgerEntry
 from ladder.settlement import RANKS, RATIO_PERCENT, percent_of
 from tests.games.helpers import make_table, make_users, ranked_table, ready_all
+from tests.https import HTTPS
 
 STAKES = (1, 7, 50, 100, 1000)
 
@@ -120,6 +122,30 @@ def test_regression_the_escape_warning_at_da2_in_ranked_quotes_what_the_ledger_c
         users = make_users(4, prefix=f"quote{level}")
         quote, charged = quoted_then_charged(ranked_table(users), users, level)
         assert quote == charged == expected
+
+
+@pytest.mark.django_db
+def test_an_opponents_ledger_line_carries_its_breakdown_in_words() -> None:
+    """The finding's +90 (100 − 10 fee) was explained only in a hover tooltip: the result
+    panel's ledger rows (which the page now prints under the total when there are several)
+    name each part in the reader's language."""
+    users = make_users(4, prefix="breakdown")
+    table = ranked_table(users)
+    hand = start_at_level(table, users, "2")
+    services.hand_leave(hand_id=hand.pk, user=users[1])
+    client = Client(**HTTPS)
+    client.force_login(users[0])
+    rows = {
+        row["seat"]: row for row in client.get(f"/hands/{hand.pk}/ledger.json").json()["players"]
+    }
+    opponent = rows[0]
+    parts = [(e["kind"], e["amount"]) for e in opponent["entries"] if e["account"] == "table"]
+    assert opponent["table_points"] == 90
+    assert sorted(parts) == [("escape compensation", 100), ("table fee", -10)]
+    client.cookies["django_language"] = "zh-hans"
+    chinese = client.get(f"/hands/{hand.pk}/ledger.json").json()["players"]
+    kinds = {e["kind"] for row in chinese for e in row["entries"]}
+    assert not kinds & {"escape compensation", "table fee", "escape penalty"}
 
 
 @pytest.mark.django_db
