@@ -41,8 +41,14 @@ def sign_up(client: Client, username: str, next_page: str = "") -> Any:
 @pytest.mark.parametrize(
     ("language", "help_words"),
     [
-        ("zh-hans", "可以用汉字、字母、数字和 @ . + - _（不能有空格）：小明、李雷、lily_88 都可以。"),
-        ("zh-hant", "可以用漢字、字母、數字和 @ . + - _（不能有空格）：小明、李雷、lily_88 都可以。"),
+        (
+            "zh-hans",
+            "可以用汉字、字母、数字和 @ . + - _（不能有空格）：小明、李雷、lily_88 都可以。",
+        ),
+        (
+            "zh-hant",
+            "可以用漢字、字母、數字和 @ . + - _（不能有空格）：小明、李雷、lily_88 都可以。",
+        ),
         ("en", "Chinese characters, letters and digits, and @ . + - _ (no spaces): 小明"),
     ],
 )
@@ -111,7 +117,7 @@ def test_a_practice_click_before_signing_up_seats_the_new_player_with_bots() -> 
 
 @pytest.mark.parametrize("language", ["zh-hans", "zh-hant", "en"])
 def test_regression_the_queue_and_the_player_page_spoke_jargon(language: str) -> None:
-    """"可接受的分差 3.1" in the queue and "实力评分 -1.5 (暂定)" on the player page: now
+    """The queue said "可接受的分差 3.1" and the player page "实力评分 -1.5 (暂定)": now
     the queue says in words what it looks for, and a rating not yet known says so."""
     client = browser(language)
     sign_up(client, f"排队{language}")

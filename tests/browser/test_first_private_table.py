@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from accounts.models import User
 from games import services
 from games.models import Seat, Table
 from tests.browser.conftest import screenshot
@@ -102,9 +103,10 @@ def test_two_new_accounts_make_and_sit_at_a_private_table_with_the_forms_default
     screenshot(host, f"first-table-{tag}-3-host-seated")
 
     # A table above a new player's points: its refusal names both numbers.
+    creator = User.objects.get(username=host_name)
     with ThreadPoolExecutor(1) as thread:  # out of Playwright's event loop (the lobby's send)
         dear = thread.submit(
-            services.table_create, creator=table.creator, name=f"高桌 {tag}", stake=100
+            services.table_create, creator=creator, name=f"高桌 {tag}", stake=100
         ).result()
 
     friend = new_page(chromium, width, height, locale)
