@@ -162,6 +162,12 @@ def test_the_result_is_seen_before_the_next_deal_and_the_clock_is_the_players(
     assert visible_in_viewport(page, "#seat-bottom")
     assert visible_in_viewport(page, "[data-action=ready]")
     assert visible_in_viewport(page, "[data-action=auto-ready]")
+    # Seat names ("电脑（南家）") on one line each, never one character a line.
+    assert page.evaluate(
+        """() => [...document.querySelectorAll('.seat-name')].every((node) => {
+             const size = parseFloat(getComputedStyle(node).fontSize);
+             return node.getBoundingClientRect().height <= size * 1.7; })"""
+    )
     hand = off_the_loop(lambda: services.seat_ready(table_id=table.pk, user=user))
     assert hand is not None
     page.wait_for_function("() => window.shengjiTable.state.hand")
