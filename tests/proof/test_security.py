@@ -118,6 +118,7 @@ EXPECTED: dict[str, tuple[str, str]] = {
     "games:lobby": PUBLIC,
     "games:lobby_status": PUBLIC,  # the viewer's own queue place and seats only
     "games:table_new": (LOGIN, OK),
+    "games:table_needed": PUBLIC,  # the create form's preview: the viewer's own balance only
     "games:quick_join": (POST_ONLY, POST_ONLY),
     "games:quick_leave": (POST_ONLY, POST_ONLY),
     "games:practice": (POST_ONLY, POST_ONLY),
