@@ -194,9 +194,10 @@ REFUSALS = [
     Refusal(
         sit_while_seated_elsewhere,
         {
-            "en": "leave your seat at your other table first (seated_elsewhere)",
-            "zh-hans": "请先离开你在另一张桌的座位 (seated_elsewhere)",
-            "zh-hant": "請先離開你在另一張桌的座位 (seated_elsewhere)",
+            # The table named (its number varies) and linked, no code (issue 33).
+            "en": "“老王”, first 老王",
+            "zh-hans": "号桌「老王」的座位 老王",
+            "zh-hant": "號桌「老王」的座位 老王",
         },
     ),
     Refusal(
@@ -372,18 +373,24 @@ def test_quick_match_names_the_other_table_in_the_readers_language() -> None:
     """Raised with the table's name in English, read in Chinese: the message follows the reader,
     the name is put in its place."""
     player, creator = _players(2)
-    services.seat_take(table_id=_table(creator, "老王").pk, user=player, index=0)
+    table = _table(creator, "老王")
+    services.seat_take(table_id=table.pk, user=player, index=0)
     with translation.override("en"), pytest.raises(ApplicationError) as raised:
         matchmaking.queue_join(user=player)
     error = raised.value
-    assert error.code == "seated_elsewhere" and error.fields == {"table": "老王"}
+    assert error.code == "seated_elsewhere"
+    assert error.fields == {
+        "table_id": table.pk,
+        "table_name": "老王",
+        "table_url": f"/tables/{table.pk}/",
+    }
     with translation.override("en"):
-        assert error.message == "leave your seat at table '老王' first"
+        assert error.message == f"leave your seat at table {table.pk}, “老王”, first"
     with translation.override("zh-hans"):
-        assert error.message == "请先离开牌桌“老王”上的座位"
+        assert error.message == f"请先离开你在 {table.pk} 号桌「老王」的座位"
         assert str(error) == error.message
     with translation.override("zh-hant"):
-        assert error.message == "請先離開牌桌「老王」上的座位"
+        assert error.message == f"請先離開你在 {table.pk} 號桌「老王」的座位"
 
 
 def test_one_error_class_keeps_code_fields_and_plain_messages() -> None:
