@@ -205,7 +205,7 @@ def _labels() -> dict[str, Any]:
         "expected": _("expected wait"),
         "no_estimate": _("no estimate yet"),
         "waiting_for": _("You have waited"),
-        "gap": _("looking for players near your level: the longer you wait, the wider the search"),
+        "gap": _("looking for players near your level: the longer you wait, the wider the range"),
         "join": _("Find a ranked match"),
         "leave_queue": _("Leave the queue"),
         "matched": _("Matched! Your table:"),

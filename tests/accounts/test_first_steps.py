@@ -128,7 +128,7 @@ def test_regression_the_queue_and_the_player_page_spoke_jargon(language: str) ->
         "zh-hans": ("正在找水平相近的玩家：等得越久，范围越宽", "还在定级：再打几局排位就会显示"),
         "zh-hant": ("正在找水平相近的玩家：等得越久，範圍越寬", "還在定級：再打幾局排位就會顯示"),
         "en": (
-            "looking for players near your level: the longer you wait, the wider the search",
+            "looking for players near your level: the longer you wait, the wider the range",
             "not yet known: it shows after a few more ranked hands",
         ),
     }[language]
