@@ -316,7 +316,7 @@ def hand_escape_cost(table: Table, hand: Hand | None, seats: list[Seat]) -> int 
     user at a hand in progress is a bot's: practice, nothing moves."""
     if hand is None or hand.status != Hand.Status.PLAYING or table.status == Table.Status.CLOSED:
         return None
-    from ladder.selectors import escape_cost_now  # the ladder reads games' models
+    from ladder.escapes import escape_cost_now  # the ladder's arithmetic, no games import
 
     return escape_cost_now(
         ruleset=hand.ruleset or {},

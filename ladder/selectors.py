@@ -26,6 +26,8 @@ from accounts.models import User
 from games.models import Hand, HandPlayer
 from games.selectors import hands_visible_to
 from ladder.errors import ApplicationError
+from ladder.escapes import escape_cost_now as escape_cost_now
+from ladder.escapes import fee_schedule as fee_schedule
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.settlement import (
     ESCAPE_COMPENSATION,
@@ -33,24 +35,12 @@ from ladder.settlement import (
     SHORTFALL,
     FeeSchedule,
     escape_charge_range,
-    escaper_charge,
     max_hand_loss,
-    outcome_from_record,
     relief_grant,
     rule_options,
     ruleset_name,
 )
 from ladder.titles import Title, title_for
-
-
-def fee_schedule() -> FeeSchedule:
-    """The house's fees in force (settings)."""
-    return FeeSchedule(
-        winner_fee=settings.LADDER_WINNER_FEE,
-        table_fee=settings.LADDER_TABLE_FEE,
-        service_percent=settings.LADDER_SERVICE_FEE_PERCENT,
-        fixed_escape=settings.LADDER_FIXED_ESCAPE_PENALTY,
-    )
 
 
 def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: int = 0) -> int:
@@ -87,37 +77,6 @@ def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
     )
 
 
-def escape_cost_now(
-    *,
-    ruleset: Mapping[str, Any],
-    stake: int,
-    levels: Any,
-    wrapped: Any = None,
-    ranked: bool = False,
-    practice: bool = False,
-) -> int:
-    """What leaving the hand in progress costs its escaper now, as the settlement will charge
-    it: the hand's stored rules, the table's stake and rankedness and the levels held at the
-    hand's start read by `outcome_from_record`, charged by `escaper_charge` (`settle_hand`),
-    exactly as `ladder_settle_hand` reads and charges an escaped hand. 0 for a practice hand
-    (a bot seated at its start: nothing moves). The table page's escape warning quotes this
-    (docs/LADDER.md, "What an escape costs")."""
-    if practice:
-        return 0
-    outcome = outcome_from_record(
-        status="escaped",
-        result={},
-        ruleset=ruleset,
-        stake=stake,
-        dealer=None,
-        hand_levels=levels,
-        hand_wrapped=wrapped,
-        escaped_seats=[0],
-        absent_seats=[],
-        fees=fee_schedule(),
-        ranked=ranked,
-    )
-    return escaper_charge(outcome)
 
 
 def player_balance(*, user: User) -> int:
