@@ -1,4 +1,4 @@
-"""Self-play speed of every table shape (RULES-FRIENDS §1), with every check on.
+"""Self-play speed of every table shape (RULES-SPEC.md §9.1), with every check on.
 
 Run: ``.venv/bin/python bench/bench_shapes.py [--hands N] [--rounds R] [--seed S]``. For each
 shape it plays N random hands through ``games.engine.selfplay.run`` (cards and points

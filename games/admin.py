@@ -216,7 +216,7 @@ class ModeFilter(admin.SimpleListFilter):
 
 class DecksFilter(admin.SimpleListFilter):
     """The decks a table plays with: its house rule, else the default for its players
-    (RULES-FRIENDS §1: 2 for 4–5, 3 for 6–7, 4 for 8)."""
+    (RULES-SPEC.md §9.1: 2 for 4–5, 3 for 6–7, 4 for 8)."""
 
     title = gettext_lazy("decks")
     parameter_name = "decks"

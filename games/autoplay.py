@@ -28,7 +28,7 @@ def bot_move(state: HandState, seat: int) -> str:
 def bot_turn(state: HandState, seat: int) -> list[str]:
     """The bot's whole turn for ``seat``, applied to ``state``: its bury or play, and in
     找朋友 a dealer who has made no calls calls first (the bot's calls), then buries
-    (RULES-FRIENDS §3.3: a bury is refused until the calls are made)."""
+    (RULES-SPEC.md §9.3.3: a bury is refused until the calls are made)."""
     texts: list[str] = []
     while state.to_act == seat and len(texts) < 2:
         text = bot_move(state, seat)

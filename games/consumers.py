@@ -42,7 +42,7 @@ TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most socke
 # The close codes when the user's session ends (docs/PROTOCOL.md): do not reconnect with it.
 SESSION_CLOSE_CODES = {services.SESSION_ENDED: 4401, services.ACCOUNT_SUSPENDED: 4403}
 HAND_ACTIONS = {"bid", "call", "bury", "play"}
-MAX_SEATS = 8  # seats 0..7 at the biggest table (RULES-FRIENDS §1)
+MAX_SEATS = 8  # seats 0..7 at the biggest table (RULES-SPEC.md §9.1)
 # Hints: the bot's choice costs a state read; a button pressed now and then, not a stream.
 HINT_PER_SECOND = 1.0
 HINT_BURST = 3.0

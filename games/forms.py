@@ -20,13 +20,14 @@ HOUSE_RULE_PREFIX = "rule_"
 # sit, lose a hand at the worst and sit again (tests/games/test_first_table.py).
 DEFAULT_STAKE = 20
 # The old form's ``mode`` said casual or ranked; ``casual`` reads as the default mode now, and
-# ``ranked`` is refused as before: ranked tables come only from quick match (RULES-FRIENDS §7).
+# ``ranked`` is refused as before: ranked tables come only from quick match
+# (docs/PROTOCOL.md, Tables of every shape).
 _OLD_CASUAL = "casual"
 _OLD_RANKED = "ranked"
 
 
 class ShapeForm(forms.Form):
-    """A table's shape (RULES-FRIENDS §1, §3): players, mode, decks, friends and the 找朋友
+    """A table's shape (RULES-SPEC.md §9.1, §3): players, mode, decks, friends and the 找朋友
     options. Only read here; the service checks every combination with stable codes
     (``services.shape_checked``)."""
 
@@ -69,7 +70,7 @@ class ShapeForm(forms.Form):
 
 
 def shape_rule_fields() -> dict[str, forms.Field]:
-    """One choice per 找朋友 and bigger-table option (RULES-FRIENDS §2–§3), named as the
+    """One choice per 找朋友 and bigger-table option (RULES-SPEC.md §9.2–§3), named as the
     option (``friend_cards`` …), empty = the default."""
     words = rules_words.shape_option_words()
     labels = rules_words.shape_option_labels()

@@ -17,9 +17,9 @@ from games import chat_words
 from games.engine import RuleSet, preset
 
 SEATS = 4  # a classic table's seats: every ranked table (quick match) has four
-MAX_SEATS = 8  # the most seats a table may have (RULES-FRIENDS §1)
+MAX_SEATS = 8  # the most seats a table may have (RULES-SPEC.md §9.1)
 
-# The table-shape options a casual table keeps among its house rules (RULES-FRIENDS §1, §3;
+# The table-shape options a casual table keeps among its house rules (RULES-SPEC.md §9.1, §3;
 # docs/PROTOCOL.md, "Shape of a table"); ``Table.players`` is a field of its own.
 SHAPE_HOUSE_RULES = (
     "mode",
@@ -135,7 +135,7 @@ class Table(models.Model):
         options among the house rules: ``SHAPE_HOUSE_RULES``) and the house rules on top (named
         ``<preset>+house`` when there are any, so a stored hand says it was not the preset).
         Decks and the number of calls not chosen are the defaults for the players
-        (RULES-FRIENDS §1, §3.3)."""
+        (RULES-SPEC.md §9.1, §3.3)."""
         base = preset(self.preset)
         options = engine_options(self.house_rules or {})
         if self.players != SEATS:

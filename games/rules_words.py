@@ -288,7 +288,7 @@ def form_rules_data() -> dict[str, Any]:
     }
 
 
-# --- the table's shape (RULES-FRIENDS §1, §3) ------------------------------------------------
+# --- the table's shape (RULES-SPEC.md §9.1, §3) ------------------------------------------------
 
 SHAPE_FORM_OPTIONS: dict[str, tuple[str, ...]] = {
     "friend_cards": ("unrestricted", "trumps_included", "no_highest", "no_points"),
@@ -320,7 +320,7 @@ def shape_option_labels() -> dict[str, str]:
 
 
 def shape_option_words() -> dict[str, dict[str, str]]:
-    """The shape options' values in players' words (RULES-FRIENDS §2, §3)."""
+    """The shape options' values in players' words (RULES-SPEC.md §9.2, §3)."""
     return {
         "friend_cards": {
             "unrestricted": _("any card but jokers, level cards and trumps"),

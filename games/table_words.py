@@ -1,7 +1,7 @@
 """The words the table and replay scripts write for tables of 5–8 seats and 找朋友 (issue 32),
 translated here and merged into the pages' labels (games/views.py ``_table_labels`` and
 ``_replay_labels``): seats by number past four, the dealer's calls, reveals, each player's
-points and level (RULES-FRIENDS.md §3–§4)."""
+points and level (RULES-SPEC.md §9.3–§4)."""
 
 from __future__ import annotations
 

@@ -720,7 +720,7 @@ def _bigger_shape() -> Q:
 
 def _ranked_moves_at_bigger_tables(since_hand: int) -> list[LedgerProblem]:
     """Title points, ratings, escape compensation or a ranked settlement at a bigger table:
-    ranked play is four players, two decks (RULES-FRIENDS.md §5; docs/LADDER.md)."""
+    ranked play is four players, two decks (RULES-SPEC.md §9.5; docs/LADDER.md)."""
     ranked_only = (
         Q(ledger_entries__kind__in=[LedgerEntry.Kind.TITLE_POINTS, ESCAPE_COMPENSATION])
         | Q(rating_changes__isnull=False)

@@ -249,7 +249,7 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
     itself; holding it already is fine). Idempotent: a hand settled before is left as it is and
     the call writes nothing (`created` False). A hand with a bot seated at its start
     (`HandPlayer.user` empty) is practice: marked settled (`practice`), nothing else written.
-    A hand of another shape than four players, two decks, tractor (RULES-FRIENDS.md §5) is
+    A hand of another shape than four players, two decks, tractor (RULES-SPEC.md §9.5) is
     settled as at a casual table whatever the table says: no title points, no rating, escape
     penalties to the house (ranked tables are only that shape; docs/LADDER.md, "Bigger tables").
     """

@@ -10,7 +10,7 @@ others get): between the players a hand is a transfer, and the house never pays 
 LADDER.md, "Invariants"). A hand with a bot seated at its start is practice and settles nothing.
 `max_hand_loss` is the most one hand can take from a seat, for the check before every hand.
 Title-point lines are not transfers: they only follow levels, and only at a ranked table of four.
-Tables of 5–8 players and 找朋友 (RULES-FRIENDS.md §5): a scheme's 2-against-2 amount G is paid
+Tables of 5–8 players and 找朋友 (RULES-SPEC.md §9.5): a scheme's 2-against-2 amount G is paid
 as `2G / P` between every winner and every loser (`spread`, with the rounding rule of docs/
 LADDER.md, "Bigger tables"). See docs/LADDER.md for every decision taken where RULES.md is
 silent.
@@ -26,7 +26,7 @@ from ladder.errors import ApplicationError
 
 RANKS = "23456789TJQKA"
 SEATS = (0, 1, 2, 3)  # a classic hand's (and every ranked hand's) seats
-# Table shapes (RULES-FRIENDS.md §1): 4–8 players, 2–4 decks; tractor with fixed sides (even
+# Table shapes (RULES-SPEC.md §9.1): 4–8 players, 2–4 decks; tractor with fixed sides (even
 # players), or 找朋友 (5–8 players) whose sides are the dealer with their friends and the rest.
 MODES = ("tractor", "friends")
 MIN_PLAYERS, MAX_PLAYERS = 4, 8
@@ -104,7 +104,7 @@ class HandOutcome:
 
     Sides (tractor): side 0 = the even seats, side 1 = the odd. For a normal hand give
     `dealer_side` and `attacker_points`; `winner_side` and `levels_gained` are derived from them
-    (RULES.md §5.6, with the step of `decks`: RULES-FRIENDS.md §2) and, when given as well, must
+    (RULES.md §5.6, with the step of `decks`: RULES-SPEC.md §9.2) and, when given as well, must
     agree. `levels_gained` is the levels the winning side actually goes up (0 when the attackers
     only take the deal). `wrapped[side]` says that side has already gone past A in this match
     under `past_ace = wrap` (its ratio stays at A's, RULES.md §5.7).
@@ -112,7 +112,7 @@ class HandOutcome:
     Shape: `players` (4–8), `decks` (2–4), `mode`. In 找朋友 give `dealer`, the final
     `defenders` (the dealer and the friends revealed) and `attacker_points`; levels and wrapped
     flags are per seat, `winner_side` is None, and `small_side_bonus` is the extra level a small
-    winning side of defenders goes up (RULES-FRIENDS.md §3.6). `winning_seats`, when given, must
+    winning side of defenders goes up (RULES-SPEC.md §9.3.6). `winning_seats`, when given, must
     be the side the points make win. `winners` and `losers` are derived, for every mode.
     """
 
@@ -172,7 +172,7 @@ class HandOutcome:
             _check_seat("escaper_seat", self.escaper_seat, self.players)
 
     def _check_shape(self) -> None:
-        """RULES-FRIENDS.md §1: 4–8 players, 2–4 decks; tractor at an even number of players,
+        """RULES-SPEC.md §9.1: 4–8 players, 2–4 decks; tractor at an even number of players,
         找朋友 at 5–8. Escape penalties reach players only at a ranked table, which is four
         players, two decks, tractor (docs/LADDER.md, "Bigger tables")."""
         _check_choice("mode", self.mode, MODES)
@@ -199,7 +199,7 @@ class HandOutcome:
 
     def _derive_friends_result(self) -> None:
         """找朋友: the sides are the final defenders (the dealer and the friends revealed) and
-        everyone else; the points decide which side wins (RULES-FRIENDS.md §2 Scoring, §3)."""
+        everyone else; the points decide which side wins (RULES-SPEC.md §9.2 Scoring, §3)."""
         if self.dealer is None:
             raise _invalid("dealer", "a finished 找朋友 hand needs its dealer")
         if self.winner_side is not None:
@@ -357,7 +357,7 @@ class Line:
 
 def level_change(attacker_points: int, decks: int = 2) -> tuple[bool, int]:
     """(defenders win?, levels the winner goes up) from the attackers' points (RULES.md §5.6;
-    RULES-FRIENDS.md §2 Scoring: the step is 20 × decks, 40 for two decks)."""
+    RULES-SPEC.md §9.2 Scoring: the step is 20 × decks, 40 for two decks)."""
     step = 20 * decks
     if attacker_points == 0:
         return True, 3
@@ -457,7 +457,7 @@ def spread(
     losers: tuple[int, ...] | None = None,
     kind: str = TABLE_POINTS,
 ) -> list[Line]:
-    """A 2-against-2 amount G between the winners and the losers at P players (RULES-FRIENDS.md
+    """A 2-against-2 amount G between the winners and the losers at P players (RULES-SPEC.md §9
     §5): `2G / P` between every winner and every loser, so a winner gains `losers × 2G / P` and
     a loser pays `winners × 2G / P`; at four players, two against two, exactly G.
 

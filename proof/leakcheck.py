@@ -32,7 +32,7 @@ the receiver may know at the frame's ``seq``:
 Any other string holding a card, a view key that only replays have (``seed``, ``hands``,
 ``kitty_dealt``, ``buried``), or a number equal to a hand's seed is a leak too.
 
-Tables of 4–8 seats and 找朋友 (RULES-FRIENDS §4): the friend calls (``calls``,
+Tables of 4–8 seats and 找朋友 (RULES-SPEC.md §9.4): the friend calls (``calls``,
 ``result.calls``, a call written ``2AS`` anywhere) reach only a receiver entitled to the
 dealer's seat until the first lead; a call names a seat (``seat``) only once the truth has it
 filled and counts the copies played (``seen``) as the truth does; the defending side
@@ -416,7 +416,7 @@ SEAT_FIELDS = {
 }
 KITTY_FIELDS = {"kitty", "flipped", "result.flipped"}
 CALL_FIELDS = {"calls[].card", "result.calls[].card"}
-# The calls as a view shows them (RULES-FRIENDS §4: the dealer's until the first lead).
+# The calls as a view shows them (RULES-SPEC.md §9.4: the dealer's until the first lead).
 CALL_LISTS = ("calls", "result.calls")
 # The defending side as a view shows it (a list of seats), and the attackers (its complement).
 SIDE_FIELDS = ("side", "defenders", "result.defenders")
@@ -542,7 +542,7 @@ class Checker:
     def _friend_hints(
         self, receiver: Receiver, index: int, view: dict[str, Any], truth: HandTruth, seq: int
     ) -> list[Leak]:
-        """RULES-FRIENDS §4 beyond cards: the calls only to whom may see them, each naming a
+        """RULES-SPEC.md §9.4 beyond cards: the calls only to whom may see them, each naming a
         seat only once filled; the side and the points only as the public side has them (no
         hint of who holds a called card)."""
         known = truth.at(seq)

@@ -443,7 +443,7 @@ def _kitty_stake(ctx: Ctx, lead: Sequence[int]) -> float:
 
 def lead_multiplier(lead: Sequence[int], trump: Trump, decks: int) -> int:
     """The kitty multiplier a last trick with this lead would give (by the lead's shape;
-    RULES-FRIENDS §2 with more than two decks)."""
+    RULES-SPEC.md §9.2 with more than two decks)."""
     if decks > 2:
         from games.engine.tuples import kitty_units_multiplier
 
@@ -576,7 +576,7 @@ def _discard_shortlist(ctx: Ctx, cards: Sequence[int], size: int) -> list[int]:
 
 
 def _tuple_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Play]:
-    """Follows with three or four decks (tuples, RULES-FRIENDS §2): the engine's legal follow
+    """Follows with three or four decks (tuples, RULES-SPEC.md §9.2): the engine's legal follow
     and a few of its random variants, the led group's cards taken cheaply, with points or
     high, the lead's tuple answered by the highest and lowest own tuple, and when void the
     highest and lowest trumps; every one checked by the engine's ``follow_error`` under the
@@ -659,7 +659,7 @@ def _multi_follows(ctx: Ctx, lead: Sequence[int], suited: list[int]) -> list[Pla
 
 
 def draw_policy_of(rules: RuleSet) -> str:
-    """The table's draw policy (RULES-FRIENDS §2; classic tables have none)."""
+    """The table's draw policy (RULES-SPEC.md §9.2; classic tables have none)."""
     return str(getattr(rules, "draw_policy", NO_PROTECTIONS))
 
 

@@ -1,4 +1,4 @@
-"""Who plays with whom in 找朋友 (RULES-FRIENDS §3), as one seat can work it out.
+"""Who plays with whom in 找朋友 (RULES-SPEC.md §9.3), as one seat can work it out.
 
 Everything here reads a seat's ``Knowledge`` only: the calls as its view shows them (card,
 ordinal, copies seen, the seat that filled each), the defending side known now, its own hand
@@ -118,7 +118,7 @@ def calls_of(raw: Sequence[Mapping[str, Any]] | None) -> list[Call]:
 
 def _seen_now(call: Call, plays: Sequence[Sequence[int]]) -> int:
     """Copies of the call's card seen, the current trick's plays so far included (the trick
-    is read for reveals only when complete, RULES-FRIENDS §3.4)."""
+    is read for reveals only when complete, RULES-SPEC.md §9.3.4)."""
     return call.seen + sum(p.count(call.card) for p in plays)
 
 

@@ -6,7 +6,7 @@ the play policies read nothing else. ``unseen()`` is every card the seat cannot 
 its hand, not played, and (for the dealer) not in the kitty it buried.
 
 Seats are ``0..players-1``. Who plays with whom: in tractor mode the seats of one parity
-(RULES-FRIENDS §1); in 找朋友 the ``allies`` the seat believes in (the known side, and what
+(RULES-SPEC.md §9.1); in 找朋友 the ``allies`` the seat believes in (the known side, and what
 ``games.bots.friendship`` infers from the calls and the cards played).
 """
 
@@ -169,7 +169,7 @@ def knowledge_from_view(
 
 
 def kitty_size(players: int, decks: int) -> int:
-    """The kitty of a table shape (RULES-FRIENDS §1)."""
+    """The kitty of a table shape (RULES-SPEC.md §9.1)."""
     if players == 4 and decks == 2:
         return KITTY_SIZE
     from games.engine.deal import deal_sizes  # bigger tables only

@@ -298,7 +298,7 @@ class SimHand:
         self.plays = []
 
     def _reveal(self) -> None:
-        """RULES-FRIENDS §3.4, by the engine's ``reveal_friends``."""
+        """RULES-SPEC.md §9.3.4, by the engine's ``reveal_friends``."""
         from games.engine.cards import Card
         from games.engine.friends import FriendCall, reveal_friends
 

@@ -2,7 +2,7 @@
 
 Cards are ``Card`` ints written ``AS TD SJ BJ``; a ``Trump`` holds the hand's level rank and
 trump suit. Any table shape of 4–8 players and 2–4 decks plays, in fixed partnerships or
-找朋友 (RULES-FRIENDS §6 lists the calls these add). The checks return stable reason codes
+找朋友 (RULES-SPEC.md §9.6 lists the calls these add). The checks return stable reason codes
 (``follow_error``) or raise ``ShengjiError`` subclasses carrying one.
 """
 

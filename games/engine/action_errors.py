@@ -25,7 +25,7 @@ BID_OWN_OVERCALL = "bid_own_overcall"
 # The kitty (RULES.md §5.3).
 BURY_WRONG_COUNT = "bury_wrong_count"
 BURY_CARDS_NOT_HELD = "bury_cards_not_held"
-# Friend calls (RULES-FRIENDS §3.3); the codes of each call are friends.py's.
+# Friend calls (RULES-SPEC.md §9.3.3); the codes of each call are friends.py's.
 CALLS_MISSING = "calls_missing"
 CALLS_NOT_ALLOWED = "calls_not_allowed"
 # Each call's checks (friends.friend_call_error, friend_calls_error).

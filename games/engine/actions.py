@@ -3,7 +3,7 @@
 ``draw`` and ``close`` are issued by the server (the deal and the end of the bid window);
 ``bid``, ``call``, ``bury``, ``play`` and ``leave`` name the acting seat (0..7). ``call`` is the
 找朋友 dealer's friend calls, each an ordinal and a card: ``call 0 2AS 1KH`` is "the second AS
-and the first KH played" (RULES-FRIENDS §3.3). ``str(action)`` is the canonical
+and the first KH played" (RULES-SPEC.md §9.3.3). ``str(action)`` is the canonical
 text and ``parse_action`` reads it back: ``parse_action("play 1 as as ks")`` prints as
 ``play 1 AS AS KS``.
 """

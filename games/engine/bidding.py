@@ -2,7 +2,7 @@
 
 A bid *shows* cards: k identical level cards (1 ≤ k ≤ decks) or k identical jokers (2 ≤ k ≤
 decks; jokers mean no-trump). With two decks that is one level card, a level pair or a joker
-pair; more decks add triples and quads, and more copies beat fewer (RULES-FRIENDS.md §2
+pair; more decks add triples and quads, and more copies beat fewer (RULES-SPEC.md §9.2
 Bidding). Whether a bid may stand over the standing bid depends on the option (written here for
 two decks; with more, each count of copies is a rank of its own, above all showings of fewer):
 

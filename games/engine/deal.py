@@ -3,7 +3,7 @@
 A deck is ``54 × decks`` cards in deal order (108 for the classic game): the first ``kitty``
 are the kitty, then draw ``i`` gives ``deck[kitty + i]`` to seat ``(start + i) % players``,
 ``start`` being the dealer (seat 0 in a match's first hand). Deal sizes for every table shape
-are ``deal_sizes`` (RULES-FRIENDS §1). Everything random in a hand comes from one
+are ``deal_sizes`` (RULES-SPEC.md §9.1). Everything random in a hand comes from one
 ``random.Random(seed)``: first the level rank under ``level_source = random`` (RULES.md §5.7),
 then one shuffle per deal (a redeal shuffles again).
 """
@@ -37,7 +37,7 @@ MIN_KITTY = 5
 
 
 def deal_sizes(players: int, decks: int) -> tuple[int, int]:
-    """``(cards_each, kitty)`` for a table shape (RULES-FRIENDS §1): with ``N = 54 × decks``,
+    """``(cards_each, kitty)`` for a table shape (RULES-SPEC.md §9.1): with ``N = 54 × decks``,
     the kitty is ``N mod players`` (``players`` when that is 0), raised by ``players`` while
     under 5; everyone gets the rest in equal shares. ``deal_sizes(4, 2) == (25, 8)``."""
     total = 54 * decks

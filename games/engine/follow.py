@@ -49,7 +49,7 @@ def follow_error(
     ``hand`` is the follower's cards before playing. Codes, in the order checked:
     ``wrong_count``, ``cards_not_in_hand``, ``must_follow_suit``, ``must_follow_tractor``,
     ``must_follow_pair`` (also for a missed triple or quad). An invalid lead raises
-    ``IllegalPlayError``. ``draw_policy`` (RULES-FRIENDS §2) matters only when some card is
+    ``IllegalPlayError``. ``draw_policy`` (RULES-SPEC.md §9.2) matters only when some card is
     held three or more times; those cases go to games.engine.tuples.
     """
     size = len(lead)

@@ -1,4 +1,4 @@
-"""找朋友 (Finding Friends, RULES-FRIENDS.md §3): friend calls, reveals, the next dealer and the
+"""找朋友 (Finding Friends, RULES-SPEC.md §9.3): friend calls, reveals, the next dealer and the
 small-side bonus, as pure functions.
 
 A call is a card and an ordinal: ``FriendCall(Card('AS'), 2)`` is "the 2nd ♠A played", written
@@ -41,7 +41,7 @@ _POINT_RANKS = frozenset("5TK")
 
 @dataclass(frozen=True, slots=True)
 class FriendCall:
-    """One call: the ``ordinal``-th copy of ``card`` played fills it (RULES-FRIENDS.md §3.3–4)."""
+    """One call: the ``ordinal``-th copy of ``card`` played fills it (RULES-SPEC.md §9.3.3–4)."""
 
     card: Card
     ordinal: int
@@ -107,7 +107,7 @@ def friend_call_error(
     card: int, ordinal: int, trump: Trump, decks: int, policy: str = UNRESTRICTED
 ) -> str | None:
     """None when ``card``/``ordinal`` may be called under the ``friend_cards`` ``policy``, else
-    the reason code (RULES-FRIENDS.md §3.3). ``trump`` carries the hand's level rank and suit.
+    the reason code (RULES-SPEC.md §9.3.3). ``trump`` carries the hand's level rank and suit.
 
     Checked in this order: the ordinal (1…decks), then the card: joker, level card, trump suit
     (all three allowed under ``trumps_included`` only), then ``no_highest`` (an A, or a K when
@@ -156,7 +156,7 @@ def reveal_friends(
     plays: Sequence[tuple[int, Sequence[int]]],
     join_policy: str = UNRESTRICTED,
 ) -> tuple[list[FriendCall], frozenset[int]]:
-    """The calls and the defending side after one completed trick (RULES-FRIENDS.md §3.4).
+    """The calls and the defending side after one completed trick (RULES-SPEC.md §9.3.4).
 
     ``plays`` are ``(seat, cards)`` in play order; each card is read in order, and every copy
     of a called card counts towards every call of that card. The copy that brings ``seen`` to
@@ -195,7 +195,7 @@ def _count_copy(
 
 def friends_next_dealer(dealer: int, players: int, winners: Collection[int]) -> int:
     """The first seat going round from the seat after ``dealer`` (the dealer last) that is in
-    ``winners`` (RULES-FRIENDS.md §3.7)."""
+    ``winners`` (RULES-SPEC.md §9.3.7)."""
     for step in range(1, players + 1):
         seat = (dealer + step) % players
         if seat in winners:
@@ -204,7 +204,7 @@ def friends_next_dealer(dealer: int, players: int, winners: Collection[int]) -> 
 
 
 def default_friends(players: int) -> int:
-    """The number of calls when the table does not choose (RULES-FRIENDS.md §3.3): 5 → 1,
+    """The number of calls when the table does not choose (RULES-SPEC.md §9.3.3): 5 → 1,
     6 → 2, 7 → 2, 8 → 3."""
     return players // 2 - 1
 
@@ -213,5 +213,5 @@ def small_side_bonus_levels(
     side_size: int, friends: int, defenders_won: bool, enabled: bool
 ) -> int:
     """1 when the option is on, the defenders won and their final side has fewer than
-    ``friends + 1`` players (RULES-FRIENDS.md §3.6), else 0."""
+    ``friends + 1`` players (RULES-SPEC.md §9.3.6), else 0."""
     return 1 if enabled and defenders_won and side_size < friends + 1 else 0

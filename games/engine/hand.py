@@ -11,7 +11,7 @@ after the last the bid window stays open until the server's ``close``; then the 
 kitty and buries as many cards (in 找朋友, after calling friends); then tricks until every hand
 is empty; then the result. ``leave N`` ends the hand at once from any phase (RULES.md §7).
 
-Any table shape of RULES-FRIENDS §1 plays here: ``rules.players`` seats, ``rules.decks`` decks.
+Any table shape of RULES-SPEC.md §9.1 plays here: ``rules.players`` seats, ``rules.decks`` decks.
 Sides are ``side`` (the defending seats known now): the dealer's parity in tractor mode, the
 dealer and the revealed friends in 找朋友 (friends.py holds that mode's own rules).
 """
@@ -93,7 +93,7 @@ PHASES = (DEALING, BIDDING, BURYING, PLAYING, FINISHED)
 PLAYED = "played"
 ESCAPE = "escape"
 TOTAL_POINTS = 200
-"""Points in play with two decks; ``100 × decks`` in general (RULES-FRIENDS §2 Scoring)."""
+"""Points in play with two decks; ``100 × decks`` in general (RULES-SPEC.md §9.2 Scoring)."""
 ACE = len(RANKS) - 1
 
 
@@ -405,7 +405,7 @@ class HandState:
 
     def _first_side(self) -> frozenset[int]:
         """The defending seats once the dealer is known: the dealer's team in tractor mode,
-        the dealer alone in 找朋友 until friends are revealed (RULES-FRIENDS §3.4)."""
+        the dealer alone in 找朋友 until friends are revealed (RULES-SPEC.md §9.3.4)."""
         dealer = self.dealer
         if dealer is None:
             return frozenset()
@@ -472,7 +472,7 @@ class HandState:
 
     @property
     def calls_shown(self) -> bool:
-        """RULES-FRIENDS §3.3: the calls are shown to all once the first trick is led."""
+        """RULES-SPEC.md §9.3.3: the calls are shown to all once the first trick is led."""
         return bool(self.tricks or self.trick.plays) and self.phase in (PLAYING, FINISHED)
 
     @property
@@ -569,7 +569,7 @@ class HandState:
             raise IllegalCallError(CALLS_MISSING)
 
     def _check_call(self, action: Action) -> None:
-        """RULES-FRIENDS §3.3: the dealer of a 找朋友 hand, while burying."""
+        """RULES-SPEC.md §9.3.3: the dealer of a 找朋友 hand, while burying."""
         if len(action.ordinals) != len(action.cards):
             raise InvalidActionError(str(action), "a call has one ordinal per card")
         if not self.rules.is_friends:
@@ -763,7 +763,7 @@ class HandState:
             self.result = self._played_result()
 
     def _reveal(self, trick: Trick) -> None:
-        """RULES-FRIENDS §3.4: the trick's plays read in play order fill calls; a friend who
+        """RULES-SPEC.md §9.3.4: the trick's plays read in play order fill calls; a friend who
         joins brings the points taken so far to the defending side."""
         players = self.players
         plays = [((trick.leader + i) % players, p) for i, p in enumerate(trick.plays)]
@@ -793,7 +793,7 @@ class HandState:
         assert self.trump is not None
         lead = last.plays[0]
         if self.decks > 2:
-            # RULES-FRIENDS §2: by the largest unit of the last lead as played.
+            # RULES-SPEC.md §9.2: by the largest unit of the last lead as played.
             multiplier = kitty_units_multiplier(lead, self.trump)
             return multiplier, multiplier * points(self.buried)
         policy = self.rules.kitty_multiplier
@@ -838,7 +838,7 @@ class HandState:
     def _friends_result(
         self, x: int, side: str, gained: int, multiplier: int, bonus: int
     ) -> HandResult:
-        """RULES-FRIENDS §3.5–§3.7: the final sides, per-player levels, the small-side bonus
+        """RULES-SPEC.md §9.3.5–§3.7: the final sides, per-player levels, the small-side bonus
         and the next dealer (the first winner round from the dealer)."""
         assert self.dealer is not None
         defenders_won = side == DEFENDERS

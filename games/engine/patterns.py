@@ -140,7 +140,7 @@ def is_pair(cards: Sequence[int]) -> bool:
 
 def is_tractor(cards: Sequence[int], trump: Trump) -> bool:
     """Two or more pairs of one suit group at consecutive orders (RULES.md §3 Tractor); with
-    more decks, two or more tuples of one size (RULES-FRIENDS §2)."""
+    more decks, two or more tuples of one size (RULES-SPEC.md §9.2)."""
     if has_wide(cards):
         return is_tuple_tractor(cards, trump)
     if len(cards) < 4 or len(cards) % 2 or play_group(cards, trump) == NO_GROUP:
@@ -189,7 +189,7 @@ def _high_to_low(ids: Sequence[int], trump: Trump) -> list[int]:
 
 def split_cards(cards: Sequence[int], trump: Trump) -> Split:
     """A lead's split (RULES.md §3 Throw): tractors longest first, then pairs, then singles;
-    with three or more copies of a card, the format of RULES-FRIENDS §2 (its triples, quads and
+    with three or more copies of a card, the format of RULES-SPEC.md §9.2 (its triples, quads and
     tractors of them in ``wide``).
 
     Parts are listed high to low within each kind. Raises

@@ -112,7 +112,7 @@ def random_bury(hand: Sequence[int], rng: Random, count: int = 8) -> list[int]:
 
 
 def random_calls(state: HandState, rng: Random) -> list[tuple[int, int]]:
-    """Random legal friend calls ``(card, ordinal)`` for the dealer (RULES-FRIENDS §3.3)."""
+    """Random legal friend calls ``(card, ordinal)`` for the dealer (RULES-SPEC.md §9.3.3)."""
     trump = state.trump
     assert trump is not None
     rules = state.rules

@@ -112,12 +112,12 @@ class ShapeOptionError(InvalidOptionError):
 
 
 def default_decks(players: int) -> int:
-    """RULES-FRIENDS §1: 2 decks for 4–5 players, 3 for 6–7, 4 for 8."""
+    """RULES-SPEC.md §9.1: 2 decks for 4–5 players, 3 for 6–7, 4 for 8."""
     return 2 if players <= 5 else 3 if players <= 7 else 4
 
 
 def default_friends(players: int) -> int:
-    """RULES-FRIENDS §3.3: ``players // 2 - 1`` calls (5 → 1, 6 → 2, 7 → 2, 8 → 3)."""
+    """RULES-SPEC.md §9.3.3: ``players // 2 - 1`` calls (5 → 1, 6 → 2, 7 → 2, 8 → 3)."""
     return players // 2 - 1
 
 
@@ -177,7 +177,7 @@ class RuleSet:
         self._check_shape()
 
     def _check_shape(self) -> None:
-        """RULES-FRIENDS §1, §3.3; ``decks=0`` and (in 找朋友) ``friends=0`` mean the default."""
+        """RULES-SPEC.md §9.1, §3.3; ``decks=0`` and (in 找朋友) ``friends=0`` mean the default."""
         players = self.players
         if type(players) is not int or not MIN_PLAYERS <= players <= MAX_PLAYERS:
             raise ShapeOptionError("players_out_of_range", f"players {players!r} is not 4..8")

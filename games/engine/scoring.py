@@ -31,7 +31,7 @@ def points(cards: Iterable[int]) -> int:
 
 def level_change(attacker_points: int, decks: int = 2) -> tuple[str, int]:
     """Which side goes up and by how many levels, from the attackers' points (RULES.md §5.6;
-    RULES-FRIENDS.md §2 Scoring: the step is ``20 × decks``, 40 for two decks).
+    RULES-SPEC.md §9.2 Scoring: the step is ``20 × decks``, 40 for two decks).
 
     ``("attackers", 0)`` means the attackers take the deal without going up.
     """
@@ -48,7 +48,7 @@ def level_change(attacker_points: int, decks: int = 2) -> tuple[str, int]:
 
 
 def total_points(decks: int) -> int:
-    """The points in play with ``decks`` decks: 100 a deck (RULES-FRIENDS.md §2 Scoring)."""
+    """The points in play with ``decks`` decks: 100 a deck (RULES-SPEC.md §9.2 Scoring)."""
     return 100 * _checked_decks(decks)
 
 

@@ -62,7 +62,7 @@ def check_invariants(state: HandState) -> None:
 
 def check_views(state: HandState) -> None:
     """Each seat's view holds its own hand and no other hidden card; the kitty goes to the
-    dealer alone, and the calls to the dealer alone before the first lead (RULES-FRIENDS §4)."""
+    dealer alone, and the calls to the dealer alone before the first lead (RULES-SPEC.md §9.4)."""
     trump = state.trump or Trump(state.level, None)
     hidden_kitty = state.phase in (BURYING, PLAYING)
     for seat in range(state.players):

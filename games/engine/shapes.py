@@ -16,7 +16,7 @@ from games.engine.cards import Card
 class Shape(NamedTuple):
     """How many tractors (their lengths, longest first), pairs and singles a play has.
 
-    ``wide`` lists the units of three or more identical cards (RULES-FRIENDS §2) as
+    ``wide`` lists the units of three or more identical cards (RULES-SPEC.md §9.2) as
     ``(tuple size, length)``: ``(3, 1)`` a triple, ``(4, 2)`` a tractor of two quads; it is
     empty for every play of a two-deck table.
     """
@@ -49,7 +49,7 @@ class Split(NamedTuple):
     """Cards split into parts: tractors of pairs (each high to low), pairs, singles.
 
     ``wide`` holds the parts of three or more identical cards (triples, quads and tractors of
-    them, RULES-FRIENDS §2), each high to low; empty on a two-deck table.
+    them, RULES-SPEC.md §9.2), each high to low; empty on a two-deck table.
     """
 
     tractors: tuple[tuple[Card, ...], ...] = ()
@@ -98,7 +98,7 @@ class LeadInfo:
 
     ``tractors`` and ``pair_units`` repeat ``shape.tractors`` and ``shape.pair_units`` for the
     hot paths. ``units`` is set only for a lead with three or more copies of a card: its format
-    (RULES-FRIENDS §2) as ``(tuple size, length)`` per unit, in format order (games.engine.tuples
+    (RULES-SPEC.md §9.2) as ``(tuple size, length)`` per unit, in format order (games.engine.tuples
     reads it); None for every two-deck lead.
     """
 

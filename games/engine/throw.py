@@ -58,7 +58,7 @@ def throw_check(
     if not info.shape.is_throw:
         return None
     if info.units is not None:
-        # RULES-FRIENDS §2 Throws: triples, quads and tractors of them, unit by unit.
+        # RULES-SPEC.md §9.2 Throws: triples, quads and tractors of them, unit by unit.
         fmt = lead_format(lead, trump)
         return general_throw_failure(fmt, other_hands, trump, forced_part == BY_KIND)
     return _failing_part(info, other_hands, trump, forced_part == BY_KIND)

@@ -20,7 +20,7 @@ from games.engine.tuples import has_wide, lead_format, play_key
 
 def trick_winner(plays: Sequence[Sequence[int]], trump: Trump) -> int:
     """Index in ``plays`` (listed from the leader) of the play that wins the trick (4–8 plays;
-    tuples of any size, RULES-FRIENDS §2).
+    tuples of any size, RULES-SPEC.md §9.2).
 
     Precondition: ``plays[0]`` is a valid lead and every play has as many cards as the lead.
     """
@@ -72,7 +72,7 @@ def play_score(play: Sequence[int], info: LeadInfo, trump: Trump) -> int | None:
     else:
         return None
     if info.units is not None or (size > 2 and info.pair_units and has_wide(cards)):
-        # RULES-FRIENDS §2 Winning: tuples of three or more cards.
+        # RULES-SPEC.md §9.2 Winning: tuples of three or more cards.
         key = play_key(cards, lead_format(info.split.cards(), trump), trump)
         return None if key is None else key + bonus
     if size == 2 and info.pair_units:

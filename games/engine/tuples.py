@@ -1,4 +1,4 @@
-"""Tuples and tractors of tuples with more than two decks (RULES-FRIENDS §2).
+"""Tuples and tractors of tuples with more than two decks (RULES-SPEC.md §9.2).
 
 A *unit* is ``(k, n)``: ``n`` tuples of ``k`` identical cards at consecutive orders (``n == 1``
 a lone tuple: ``(1, 1)`` a single, ``(3, 1)`` a triple; ``n >= 2`` a tractor). A lead's
@@ -12,7 +12,7 @@ checks this against the fast paths).
 
 Following is judged on a *structure*: for each lead unit of two or more cards, in format order,
 what the follower's led-group cards can give it, the lexicographically best over every way to
-place them (``_Search``). A unit is answered, in this order of preference (RULES-FRIENDS §2):
+place them (``_Search``). A unit is answered, in this order of preference (RULES-SPEC.md §9.2):
 ``(3,)`` exactly (a longer tractor or larger tuples hold it); ``(2, j, …)`` by a tractor of
 smaller ``j``-tuples of as many cards (a led quad by ``5566``), then tuples from the cards
 left; ``(1, s1, s2, …)`` by the largest tuples, largest first (a led triple by a pair: ``(1,
@@ -77,7 +77,7 @@ class Format(NamedTuple):
 
     @property
     def key(self) -> int:
-        """The order of the lead's key unit (RULES-FRIENDS §2 Winning): its first unit's top."""
+        """The order of the lead's key unit (RULES-SPEC.md §9.2 Winning): its first unit's top."""
         return self.tops[0]
 
     @property
@@ -104,7 +104,7 @@ def lead_format(lead: Sequence[int], trump: Trump) -> Format:
 
 
 def _build_format(lead: Sequence[int], trump: Trump) -> Format:
-    """RULES-FRIENDS §2: tractors of the largest tuples first, longest first, then the largest
+    """RULES-SPEC.md §9.2: tractors of the largest tuples first, longest first, then the largest
     tuples, then singles. At an order with several candidate cards (off-suit level cards) the
     one with the fewest copies is taken, then the first in S H C D order (RULES-DECISIONS 2)."""
     if not lead:
@@ -191,7 +191,7 @@ def format_split_parts(
 
 
 def kitty_units_multiplier(lead_played: Sequence[int], trump: Trump) -> int:
-    """RULES-FRIENDS §2 Kitty multiplier (more than two decks): 2 × the cards in the largest
+    """RULES-SPEC.md §9.2 Kitty multiplier (more than two decks): 2 × the cards in the largest
     unit of the format of the last trick's lead as played (single 2, pair 4, triple 6, tractor
     of two pairs 8, …)."""
     fmt = lead_format(lead_played, trump)
@@ -200,7 +200,7 @@ def kitty_units_multiplier(lead_played: Sequence[int], trump: Trump) -> int:
 
 def is_tuple_tractor(cards: Sequence[int], trump: Trump) -> bool:
     """Two or more tuples of one size >= 2, one card per order, at consecutive orders of one
-    suit group (RULES-FRIENDS §2)."""
+    suit group (RULES-SPEC.md §9.2)."""
     if len(cards) < 4:
         return False
     groups, orders = trump.groups, trump.orders
@@ -324,7 +324,7 @@ class _Search:
         return result
 
     def _unit_options(self, counts: Counts, k: int, n: int) -> list[tuple[SubVec, Counts]]:
-        """The ways to answer one unit that reach its best answer (RULES-FRIENDS §2 order)."""
+        """The ways to answer one unit that reach its best answer (RULES-SPEC.md §9.2 order)."""
         exact = _placements(self.layout, counts, k, n, self.protect)
         if exact:
             return _dedupe([(EXACT, left) for _, left in exact])
@@ -419,7 +419,7 @@ def structure_error(
     trump: Trump,
     draw_policy: str = NO_PROTECTIONS,
 ) -> str | None:
-    """RULES-FRIENDS §2 Following, on the led-group cards (the play holds as many as the lead)."""
+    """RULES-SPEC.md §9.2 Following, on the led-group cards (the play holds as many as the lead)."""
     units = [u for u in fmt.units if u[0] >= 2]
     if not units:
         return None
@@ -453,7 +453,7 @@ def _longer_tuple_filled_short_slot(
     units: Sequence[Unit], given: Vec, hand: Counts, play: Counts
 ) -> bool:
     """``longer_tuples_protected``: a tuple slot of size N filled by a longer tuple while the
-    unplayed cards still hold enough tuples of exactly N (RULES-FRIENDS §2; the best public
+    unplayed cards still hold enough tuples of exactly N (RULES-SPEC.md §9.2; the best public
     implementation counts the slots not covered by cards played exactly N times)."""
     slots: dict[int, int] = {}
     for (k, n), sub in zip(units, given, strict=True):
@@ -548,7 +548,7 @@ def _pick(cards: list[int], count: int, trump: Trump, rng: Random | None) -> lis
 def general_play_score(play: Sequence[int], fmt: Format, trump: Trump) -> int | None:
     """The play's score against a lead of format ``fmt``, or None when it cannot win: all of
     the led group or all trump, splittable into the lead's units, scored by the top of the unit
-    answering the lead's first unit (RULES-FRIENDS §2 Winning); +16 for a ruff."""
+    answering the lead's first unit (RULES-SPEC.md §9.2 Winning); +16 for a ruff."""
     size = fmt.size
     if len(play) != size:
         raise IllegalPlayError(WRONG_COUNT, f"{len(play)} cards against a lead of {size}")
@@ -615,7 +615,7 @@ class _Part(NamedTuple):
 def general_throw_failure(
     fmt: Format, other_hands: Sequence[Sequence[int]], trump: Trump, by_kind: bool
 ) -> list[Card] | None:
-    """The part a failed throw is forced to, or None when it stands (RULES-FRIENDS §2 Throws).
+    """The part a failed throw is forced to, or None when it stands (RULES-SPEC.md §9.2 Throws).
 
     Checked unit by unit: the throw's lowest tuple of each size against a higher tuple of at
     least that size, and each tractor against a tractor of as many tuples of at least its size

@@ -2,7 +2,7 @@
 
 ``view_for(state, seat)`` is the public view plus that seat's private part: its own hand, and
 for the dealer the kitty while burying and the buried cards while playing, and in 找朋友 the
-calls before the first lead (RULES-FRIENDS §4: the others see them from the first lead on; a
+calls before the first lead (RULES-SPEC.md §9.4: the others see them from the first lead on; a
 call shows who filled it, never who holds a called card). ``view_public`` is
 for spectators; ``view_all`` (every hand, the kitty, the seed) is for replays of finished hands.
 All are JSON-serialisable dicts with cards in notation (docs/NOTATION.md). The seed is never in
@@ -72,7 +72,7 @@ def view_public(state: HandState) -> dict[str, Any]:
 
 def _calls(state: HandState, seat: int | None) -> list[dict[str, Any]] | None:
     """The friend calls for ``seat`` (None: a spectator, -1: a replay): hidden from all but the
-    dealer until the first lead (RULES-FRIENDS §4)."""
+    dealer until the first lead (RULES-SPEC.md §9.4)."""
     if not state.rules.is_friends:
         return None
     if state.calls_shown or seat == -1 or (seat is not None and seat == state.dealer):
@@ -118,7 +118,7 @@ def _public(state: HandState, seat: int | None) -> dict[str, Any]:
 
 
 def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None:
-    """What bigger tables and 找朋友 add to every view (RULES-FRIENDS §4)."""
+    """What bigger tables and 找朋友 add to every view (RULES-SPEC.md §9.4)."""
     rules = state.rules
     view["players"] = state.players
     view["decks"] = state.decks
@@ -134,7 +134,7 @@ def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None
 def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
     """The result, with rejected throws masked as in the views (D15): after an escape the
     thrower's hand was never shown; nor, after an escape before the first lead, the friend
-    calls (RULES-FRIENDS §4: shown from the first lead on)."""
+    calls (RULES-SPEC.md §9.4: shown from the first lead on)."""
     if state.result is None:
         return None
     result = state.result.to_dict()
@@ -219,7 +219,7 @@ def sample_calls(
     hand: list[int], trump: Trump, rules: RuleSet, decks: int
 ) -> list[tuple[int, int]]:
     """Legal friend calls (``(card, ordinal)``): the highest allowed cards the dealer holds
-    fewest copies of, each at the ordinal after its own copies (RULES-FRIENDS §3.3)."""
+    fewest copies of, each at the ordinal after its own copies (RULES-SPEC.md §9.3.3)."""
     allowed = [
         c
         for c in sorted(range(54), key=lambda c: (hand.count(c), -trump.orders[c], c))
@@ -245,7 +245,7 @@ def _play_choices(state: HandState, seat: int) -> list[tuple[int, ...]]:
 
 def lead_choices(hand: list[int], trump: Trump) -> list[tuple[int, ...]]:
     """Every distinct single, pair and tractor the hand can lead; with more than two copies of
-    a card, every tuple and tractor of tuples too (RULES-FRIENDS §2)."""
+    a card, every tuple and tractor of tuples too (RULES-SPEC.md §9.2)."""
     if has_wide(hand):
         return tuple_lead_choices(hand, trump)
     singles = [(c,) for c in sorted(set(hand))]

@@ -74,7 +74,7 @@ def system_lines(
 ) -> None:
     """Chat lines everyone may read: bids, failed throws and, in 找朋友, the calls once the
     first trick is led and each call filled (never a hidden card, never a call before the
-    first lead: RULES-FRIENDS §4)."""
+    first lead: RULES-SPEC.md §9.4)."""
     lines: list[SystemLine] = [
         system("bids", seat, text.split(" ", 2)[2])
         for seat, text, _ in logged
@@ -94,7 +94,7 @@ def system_lines(
 def timeout_lines(table_id: int, seat: int, texts: list[str]) -> None:
     """A player's turn ran out and the server moved for them: a line says so, with the cards
     of a play (public once played); a bury's cards and 找朋友 calls stay hidden (RULES.md §5.4,
-    RULES-FRIENDS §4)."""
+    RULES-SPEC.md §9.4)."""
     for text in texts:  # "play 2 5H 5H": the action, the seat, the cards
         kind, _, cards = text.split(" ", 2)
         if kind == "play":
@@ -111,7 +111,7 @@ def friend_news(state: HandState, before: Before) -> bool:
 
 
 def friend_lines(state: HandState, before: Before) -> list[SystemLine]:
-    """找朋友's public moments (RULES-FRIENDS §3.3–4): the calls at the first lead
+    """找朋友's public moments (RULES-SPEC.md §9.3.3–4): the calls at the first lead
     (``friends_called``: the dealer, the calls as "2AS 1KH"), and each call filled by a player
     who joins the side (``friend_joins``: seat, card, ordinal) or by one already on it
     (``call_spent``, under ``join_policy`` unrestricted)."""

@@ -169,7 +169,7 @@ def _rules_for(table: Table) -> dict[str, Any]:
 
 def _match_for(table: Table, players: list[int | None]) -> Match:
     """The table's match if the same players sit on, else a new one at level 2 (seed 000
-    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-FRIENDS §3.1)."""
+    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-SPEC.md §9.3.1)."""
     match = table.matches.order_by("-pk").first()
     if match is not None and match.ended_at is None and match.players == players:
         return match

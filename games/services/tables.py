@@ -207,7 +207,7 @@ _FRIENDS_ONLY = ("friend_cards", "join_policy", "small_side_bonus")
 
 
 def shape_checked(players: Any, shape: dict[str, Any]) -> dict[str, Any]:
-    """A table's shape (RULES-FRIENDS §1, §3): ``players`` 4–8 and the shape options, as the
+    """A table's shape (RULES-SPEC.md §9.1, §3): ``players`` 4–8 and the shape options, as the
     engine reads them (``models.engine_options``), refused with the engine's reason as the code
     (``players_out_of_range``, ``decks_out_of_range``, ``tractor_needs_even_players``,
     ``friends_needs_5_to_8_players``, ``friends_out_of_range``), ``invalid_mode``, or

@@ -146,7 +146,7 @@ function callLine(call, v) {
   return item;
 }
 
-/** The seats that joined the dealer's side at this step (a reveal: RULES-FRIENDS.md §3.4). */
+/** The seats that joined the dealer's side at this step (a reveal: RULES-SPEC.md §9.3.4). */
 function revealedAt(i) {
   const v = steps[i].view;
   if (!isFriends(v) || i === 0) return [];

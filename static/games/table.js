@@ -22,7 +22,7 @@ const L = JSON.parse(document.getElementById("table-labels").textContent);
 const config = JSON.parse(document.getElementById("table-config").textContent);
 
 const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), +2 (partner), +3
-// Past four seats (RULES-FRIENDS.md §1) the others sit round the felt in play order: up the
+// Past four seats (RULES-SPEC.md §9.1) the others sit round the felt in play order: up the
 // right side, across the top from right to left, down the left side. [right, top, left] counts.
 const RING_SIDES = { 5: [1, 2, 1], 6: [2, 1, 2], 7: [2, 2, 2], 8: [2, 3, 2] };
 const SOUND_KEY = "shengji.sound"; // localStorage: "1" when the turn tone is on
@@ -517,7 +517,7 @@ function afterViewChange(before, after) {
   if (myTurnNow && !seatInfo(mine).autopilot) turnTone();
 }
 
-/** 找朋友 (RULES-FRIENDS.md §3.4): a call filled since the last view is a visible moment: the
+/** 找朋友 (RULES-SPEC.md §9.3.4): a call filled since the last view is a visible moment: the
  * seat glows and is marked, a note and a chat line say who. */
 function noteReveals(before, after) {
   if (!isFriends(after) || !after.calls || !before) return;
@@ -745,7 +745,7 @@ function selectionAction() {
 }
 
 // Bids: every showing the hand holds (1 to `decks` copies of a level card, 2 or more identical
-// jokers; RULES-FRIENDS.md §2), each offered only once the server says it would stand now.
+// jokers; RULES-SPEC.md §9.2), each offered only once the server says it would stand now.
 
 function bidCandidates(v) {
   const cards = parseCards(v.hand);
@@ -819,7 +819,7 @@ function selectionReady(action) {
   return !needsCall() || ui.callCheck.ok === true;
 }
 
-// 找朋友: the dealer's calls while burying (RULES-FRIENDS.md §3.3), "2AS 1KH" (ordinal, card).
+// 找朋友: the dealer's calls while burying (RULES-SPEC.md §9.3.3), "2AS 1KH" (ordinal, card).
 
 /** The dealer picks calls now: a 找朋友 hand, burying, this seat the dealer. */
 function picksCalls() {
@@ -1109,7 +1109,7 @@ function awayText(until) {
   return fmt(words, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
 }
 
-/** 找朋友: a revealed friend (on the dealer's side, not the dealer; RULES-FRIENDS.md §3.4). */
+/** 找朋友: a revealed friend (on the dealer's side, not the dealer; RULES-SPEC.md §9.3.4). */
 function isFriendOfDealer(v, seat) {
   return isFriends(v) && v.dealer !== seat && (v.side || []).includes(seat);
 }

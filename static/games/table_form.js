@@ -4,7 +4,7 @@ const data = JSON.parse(document.getElementById("rules-data").textContent);
 const shapeNode = document.getElementById("shape-data");
 const shapeData = shapeNode ? JSON.parse(shapeNode.textContent) : null;
 const form = document.getElementById("table-form");
-// The defaults of the 找朋友 and bigger-table options (RULES-FRIENDS.md §2–§3).
+// The defaults of the 找朋友 and bigger-table options (RULES-SPEC.md §9.2–§3).
 const SHAPE_DEFAULTS = { friend_cards: "unrestricted", join_policy: "unrestricted", small_side_bonus: "on", draw_policy: "no_protections" };
 
 function fmt(template, values) {

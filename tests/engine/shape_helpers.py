@@ -1,4 +1,4 @@
-"""Helpers for hands of any table shape (RULES-FRIENDS §1): hand-set decks and rule sets.
+"""Helpers for hands of any table shape (RULES-SPEC.md §9.1): hand-set decks and rule sets.
 
 ``shaped_deck`` is ``designed_deck`` for ``players`` seats and ``decks`` decks: a test states
 only the cards that matter, the rest of the decks fills the gaps from ``fill_seed``.

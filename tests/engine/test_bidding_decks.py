@@ -1,4 +1,4 @@
-"""Bidding with more than two decks (RULES-FRIENDS.md §2 Bidding): a showing is k copies of one
+"""Bidding with more than two decks (RULES-SPEC.md §9.2 Bidding): a showing is k copies of one
 level card (1 ≤ k ≤ decks) or k identical jokers (k ≥ 2); more copies beat fewer; at equal
 count each ``bidding`` option keeps its order. Two-deck results are those of RULES.md §5.2."""
 

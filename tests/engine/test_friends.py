@@ -1,4 +1,4 @@
-"""找朋友 (RULES-FRIENDS.md §3): friend calls and their checks under each ``friend_cards``
+"""找朋友 (RULES-SPEC.md §9.3): friend calls and their checks under each ``friend_cards``
 policy, reveals in play order under both join policies, the next dealer and the small-side
 bonus, each example of §3 as a test."""
 

@@ -1,4 +1,4 @@
-"""The rules API that bigger tables and 找朋友 add (RULES-FRIENDS §6): exact names and argument
+"""The rules API that bigger tables and 找朋友 add (RULES-SPEC.md §9.6): exact names and argument
 orders, exported from ``games.engine``, and the old calls' results on two-deck input."""
 
 from __future__ import annotations

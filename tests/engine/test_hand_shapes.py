@@ -1,4 +1,4 @@
-"""Hands of every table shape (RULES-FRIENDS §1–§4): deal sizes, sides, calls, reveals, views,
+"""Hands of every table shape (RULES-SPEC.md §9.1–§4): deal sizes, sides, calls, reveals, views,
 results, and the classic game's records unchanged."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Property tests of the tuple mechanics (RULES-FRIENDS §2), seeded and fast.
+"""Property tests of the tuple mechanics (RULES-SPEC.md §9.2), seeded and fast.
 
 1. On two-deck inputs, the general code of games.engine.tuples gives exactly the answers of the
    two-deck fast paths (follow_error, trick_winner, throw_check).

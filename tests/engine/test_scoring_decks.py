@@ -1,4 +1,4 @@
-"""Scoring by decks (RULES-FRIENDS.md §2 Scoring): points in play are 100 × decks, and the level
+"""Scoring by decks (RULES-SPEC.md §9.2 Scoring): points in play are 100 × decks, and the level
 bands step by s = 20 × decks from the attackers' points X: X = 0 → defenders +3; X < s → +2;
 X < 2s → +1; X < 3s → attackers take the deal (+0); then +1 a further s. Two decks: RULES.md §5.6
 exactly."""

@@ -1,4 +1,4 @@
-"""Self-play of every table shape (RULES-FRIENDS §1): the invariants of ``selfplay`` hold on
+"""Self-play of every table shape (RULES-SPEC.md §9.1): the invariants of ``selfplay`` hold on
 every hand (cards of all decks conserved, 100 × decks points, each seat's view holding only its
 own hidden cards, the calls hidden until the first lead, the replay reaching the live end
 state), and the command prints its JSON line for every shape."""

@@ -1,6 +1,6 @@
-"""Tuples and tractors of tuples with more than two decks (RULES-FRIENDS §2).
+"""Tuples and tractors of tuples with more than two decks (RULES-SPEC.md §9.2).
 
-The examples of RULES-FRIENDS §2, and the follow, winner and throw cases of the best public
+The examples of RULES-SPEC.md §9.2, and the follow, winner and throw cases of the best public
 implementation's mechanics tests, restated in our notation. Its usual setting is level 4 with
 spades trump (``T4S``): 2S 3S 5S are consecutive trumps, 4S the trump-suit level card.
 """
@@ -43,7 +43,7 @@ def fmt_text(lead: str, trump: Trump) -> list[str]:
     return ["".join(c.text for c in part) for part in f.parts]
 
 
-# --- patterns and formats (RULES-FRIENDS §2) ----------------------------------------------
+# --- patterns and formats (RULES-SPEC.md §9.2) ----------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -66,7 +66,7 @@ def test_is_tractor_of_tuples(text: str, trump: Trump, expected: bool) -> None:
 
 
 def test_format_example_of_the_spec() -> None:
-    """RULES-FRIENDS §2: 2H2H2H2H 3H3H3H with 2 and 3 adjacent: triple tractor + single 2."""
+    """RULES-SPEC.md §9.2: 2H2H2H2H 3H3H3H with 2 and 3 adjacent: triple tractor + single 2."""
     assert fmt_text("2H2H2H2H 3H3H3H", T4S) == ["3H3H3H2H2H2H", "2H"]
     assert str(split_cards(cards("2H2H2H2H 3H3H3H"), T4S)) == "3H3H3H2H2H2H 2H"
     info = lead_info(cards("2H2H2H2H 3H3H3H"), T4S)
@@ -194,7 +194,7 @@ def test_follow_long_tractor_draws_pairs() -> None:
 
 
 def test_spec_following_examples() -> None:
-    """RULES-FRIENDS §2: a led quad QQQQ by a tractor of pairs 5566 if held; a led triple by a
+    """RULES-SPEC.md §9.2: a led quad QQQQ by a tractor of pairs 5566 if held; a led triple by a
     pair and a single; a led pair from a triple under no_protections only."""
     trump = Trump("2", "H")
     quad = cards("QSQSQSQS")
@@ -271,7 +271,7 @@ def test_trick_winner_cases(plays: list[str], trump: Trump, expected: int) -> No
 
 
 def test_winner_key_is_the_lead_tractor_of_the_largest_tuples() -> None:
-    """RULES-FRIENDS §2 Winning: with a tractor in the lead the key is its tractor (the largest
+    """RULES-SPEC.md §9.2 Winning: with a tractor in the lead the key is its tractor (the largest
     tuples, longest first), not a higher tuple: lead 333444 + 99 in spades; ruffs."""
     trump = Trump("2", "H")
     plays = ["3S3S3S4S4S4S9S9S", "5H5H5H6H6H6HAHAH", "AHAHAHKHKHKH3H3H"]

@@ -1,7 +1,7 @@
 """找朋友's calls on the site (issue 32, item 2): the dealer's calls refused with each reason and
 nothing changed, accepted (the last one stands until the bury), no seat calling for another;
 a dealer out of time is given the bot's calls and then its bury; the calls and reveals reach
-the chat only once they are public (RULES-FRIENDS §4)."""
+the chat only once they are public (RULES-SPEC.md §9.4)."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_the_dealers_calls_are_refused_with_each_reason_and_then_accepted() -> N
         (2, f"{other}{suit}"),
         (3, f"{other}{suit}"),
     ]
-    # Nothing of the calls in the chat before the first lead (RULES-FRIENDS §4).
+    # Nothing of the calls in the chat before the first lead (RULES-SPEC.md §9.4).
     assert not ChatLine.objects.filter(code__in=["friends_called", "friend_joins"]).exists()
 
 

@@ -214,7 +214,7 @@ def leaving(seat: int) -> Callable[[HandState], None]:
 def main_deals_alone_and_the_alts_give_up(template: dict[str, Any]) -> dict[str, Any]:
     """The alts' best case for feeding the main (seat 0): the main deals, calls a card they
     buried (so no friend ever joins: 1 against 7), the seven alts take no point: the main goes
-    up 3 levels and 1 more for the small side (RULES-FRIENDS.md §3.6)."""
+    up 3 levels and 1 more for the small side (RULES-SPEC.md §9.3.6)."""
     return {
         **template, "dealer": 0, "defenders": [0], "attackers": list(range(1, 8)),
         "winner": "defenders", "winning_seats": [0], "levels_gained": 3, "small_side_bonus": 1,

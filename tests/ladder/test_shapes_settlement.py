@@ -1,4 +1,4 @@
-"""Settlement of hands of 4–8 players and 找朋友 (RULES-FRIENDS.md §5), as pure arithmetic.
+"""Settlement of hands of 4–8 players and 找朋友 (RULES-SPEC.md §9.5), as pure arithmetic.
 
 A scheme's 2-against-2 amount G is paid as 2G/P between every winner and every loser, in whole
 points by the rule of docs/LADDER.md, "Bigger tables". Tried the way a cheater would: unequal
@@ -91,7 +91,7 @@ def two_against_two(outcome: HandOutcome) -> int:
     return outcome.stake * steps(outcome)
 
 
-# --- RULES-FRIENDS §5 as written ----------------------------------------------------------------
+# --- RULES-SPEC.md §9.5 as written ----------------------------------------------------------------
 
 
 @pytest.mark.parametrize("settlement", SETTLEMENTS)
@@ -251,7 +251,7 @@ def test_escape_compensation_to_players_is_refused_at_a_bigger_table() -> None:
 
 def test_a_lone_dealer_wins_with_the_small_side_bonus_counted_in_its_levels() -> None:
     """A dealer who called a card they buried plays alone (1 vs 4); holding the attackers to 0
-    goes up 3 levels and 1 more for the small side (RULES-FRIENDS.md §3.6): G counts 4."""
+    goes up 3 levels and 1 more for the small side (RULES-SPEC.md §9.3.6): G counts 4."""
     outcome = friends_outcome(5, (2,), 0, settlement="levels", bonus=1)
     assert outcome.levels == 4 and outcome.winners == (2,)
     lines = settle_hand(outcome, humans(5))
@@ -330,7 +330,7 @@ def test_hands_the_engine_plays_settle_as_its_result_says(mode: str, players: in
 
 def test_regression_a_three_deck_hand_is_scored_with_its_own_step() -> None:
     """A four-player, three-deck table: 100 attacker points are 60 ≤ X < 120 with the step of
-    three decks, so the defenders go up 1 (RULES-FRIENDS.md §2). Read with the two-deck step
+    three decks, so the defenders go up 1 (RULES-SPEC.md §9.2). Read with the two-deck step
     (80 ≤ X) the attackers would take the deal and the other side would be paid."""
     ruleset = preset("ranked").with_options(decks=3).to_dict()
     outcome = outcome_from_record(

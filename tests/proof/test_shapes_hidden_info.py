@@ -1,5 +1,5 @@
 """Hidden information at tables of 6 and 8 seats, tractor and 找朋友 (issue 32, item 3;
-RULES-FRIENDS §4; docs/proof/HIDDEN-INFO.md, "Tables of 6 and 8 seats"): no frame to any seat
+RULES-SPEC.md §9.4; docs/proof/HIDDEN-INFO.md, "Tables of 6 and 8 seats"): no frame to any seat
 or spectator holds another seat's cards before they are played, the kitty (but the dealer's),
 the calls before the first lead (but the dealer's), or any hint of who holds a called card
 that is not played yet.
