@@ -109,7 +109,16 @@ def test_the_written_out_reads_give_what_the_orm_gives() -> None:
     ]
     assert orjson.loads(change["chat"])[-1]["params"] == ["x", 2]
     head = orjson.loads(change["table"])
-    assert head == {**selectors.table_summary(orm_table), "match_number": 1, "rev": orm_table.rev}
+    orm_hand = Hand.objects.get(pk=hand.pk)
+    assert head == {
+        **selectors.table_summary(orm_table),
+        "match_number": 1,
+        "rev": orm_table.rev,
+        "escape_cost": selectors.hand_escape_cost(orm_table, orm_hand, orm_seats),
+        "quick_match_offer": False,
+        "ended_by_escape": False,
+    }
+    assert head["escape_cost"] is not None and head["escape_cost"] > 0
     assert change["hand"] == [hand.pk, Hand.objects.get(pk=hand.pk).seq]
     assert change["rev"] == orm_table.rev
 
