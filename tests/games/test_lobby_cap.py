@@ -142,14 +142,15 @@ async def test_changes_while_a_list_is_built_are_met_by_one_more_build_not_one_e
         time.sleep(0.2)
         return real(**kwargs)
 
-    creator = (await database_sync_to_async(lambda: make_users(1, prefix="burst"))())[0]
+    # One creator each: a user keeps at most 3 open tables (docs/proof/SECURITY.md, finding 4).
+    creators = await database_sync_to_async(lambda: make_users(5, prefix="burst"))()
     sockets = [await lobby_socket(address=f"192.0.2.{i}") for i in range(4)]
     for socket in sockets:
         await first_lobby(socket)
     monkeypatch.setattr(selectors, "lobby_list", slow)
     tables = []
-    for _ in range(5):
-        tables.append(await database_sync_to_async(lambda: make_table(creator).pk)())
+    for creator in creators:
+        tables.append(await database_sync_to_async(lambda c=creator: make_table(c).pk)())
     await asyncio.sleep(1.5)
     for socket in sockets:
         newest: list[int] = []
