@@ -10,7 +10,9 @@ after each hand the engine's self-play invariants (cards and points conserved) a
 replay of the hand's record are checked. Prints one JSON line; exits 1 when any action was
 refused. ``--max-seconds S`` starts no hand after S seconds (the line then gives the hands
 completed and ``"stopped": true``); ``--progress N`` prints the counts so far to stderr every
-N hands of each process.
+N hands of each process. ``--first F`` plays only the hands numbered ``F`` to ``hands - 1``, so a
+long run can be made in parts that together are the run of ``--hands`` alone (hands are
+numbered, seeded and given presets alike; a part starts its matches afresh).
 """
 
 from __future__ import annotations
@@ -117,8 +119,9 @@ def run(
     shape: str = CLASSIC,
     max_seconds: float | None = None,
     progress: int = 0,
+    first: int = 0,
 ) -> dict[str, Any]:
-    numbers = list(range(hands))
+    numbers = list(range(first, hands))
     stop_at = None if max_seconds is None else time.time() + max_seconds
     # Each process keeps whole matches: hand numbers are dealt out by preset blocks.
     parts: list[Part] = [
@@ -136,7 +139,8 @@ def run(
         "shape": shape,
         "seed": seed,
         "hands": sum(p["hands"] for p in results),
-        "hands_asked": hands,
+        "hands_asked": len(numbers),
+        "first": first,
         "stopped": any(p["stopped"] for p in results),
         "presets": list(PRESET_NAMES),
         "actions_checked": sum(p["actions_checked"] for p in results),
@@ -159,6 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--shape", default=CLASSIC, help="players/decks/mode, e.g. 6/3/friends")
     parser.add_argument("--max-seconds", type=float, default=None, help="start no hand after")
     parser.add_argument("--progress", type=int, default=0, help="counts to stderr every N hands")
+    parser.add_argument("--first", type=int, default=0, help="first hand number to play")
     args = parser.parse_args(argv)
     budget = SearchBudget(
         max_samples=args.search_samples,
@@ -174,6 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.shape,
         args.max_seconds,
         args.progress,
+        args.first,
     )
     print(json.dumps(figures), flush=True)
     return 1 if figures["refused"] else 0
