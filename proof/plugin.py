@@ -26,7 +26,7 @@ os.environ["SHENGJI_VAR_DIR"] = str(_VAR_DIR)
 if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
     os.environ["EMBEDDED_PG_PORT"] = str(free_port())
     os.environ["EMBEDDED_REDIS_PORT"] = str(free_port())
-# A shared Redis (as on CI) may hold other runs' messages: this session keeps to its own names.
+# A shared Redis (as on CI) may hold other runs' messages: this test run keeps to its own names.
 os.environ["CHANNELS_PREFIX"] = f"shengji-test-{SESSION_TAG}"
 os.environ["CELERY_QUEUE"] = f"shengji-test-{SESSION_TAG}"
 # No persistent connections in tests: one left open in a worker thread keeps the test database
@@ -75,7 +75,7 @@ def redis_url() -> Iterator[str]:
 
 @pytest.fixture
 def celery_worker(redis_url: str, transactional_db: None) -> Iterator[object]:
-    """A real Celery worker (threads in this process) consuming this session's queue."""
+    """A real Celery worker (threads in this process) consuming this test run's queue."""
     from celery.contrib.testing.worker import start_worker
 
     from shengji_site.celery import app

@@ -1,7 +1,7 @@
 """Browser tests: Playwright driving Debian's Chromium against the real site.
 
 pytest-django's ``live_server`` speaks WSGI only, so the site runs here as it runs in production:
-a daphne process (HTTP and the table sockets) against this session's test database and Redis,
+a daphne process (HTTP and the table sockets) against this test run's database and Redis,
 and a Celery worker (the ``celery_worker`` fixture: threads in this process) for the deadlines,
 the deal and the bots. Screenshots are kept under ``artifacts/browser/`` (gitignored) and listed
 at the end of the run.

@@ -3,7 +3,7 @@ user, chat lines per user, failed log-ins per (user name, address) and per addre
 resets. tests/accounts/test_trust_logins.py and tests/proof/test_trust_addresses.py have more on
 log-ins, sign-ups and client addresses.
 
-The counters live in real Redis under this session's prefix; each test starts with none.
+The counters live in real Redis under this test run's prefix; each test starts with none.
 Limits are shrunk through settings so the tests run in seconds.
 """
 

@@ -311,7 +311,7 @@ def _post_token(url: str, forwarded_for: str, password: str) -> int:
 def daphne(
     request: pytest.FixtureRequest, transactional_db: None, redis_url: str, tmp_path: Path
 ) -> Iterator[str]:
-    """daphne, then uvicorn, with the command line of `manage.py serve`, on this session's test
+    """daphne, then uvicorn, with the command line of `manage.py serve`, on this test run's
     database."""
     port = free_port()
     server = request.param
