@@ -1,8 +1,8 @@
 """WebSocket load: N tables of bot-driven clients over real sockets, beside an echo floor.
 
-Run: ``.venv/bin/python bench/bench_ws_load.py --tables 100 --hands 2 --think 1.0``
-(docs/proof/LOAD.md gives the method and the figures); ``--server uvicorn`` runs the same bench
-on uvicorn (uvloop, httptools) instead of daphne.
+Run: ``.venv/bin/python bench/bench_ws_load.py --tables 100 --hands 1 --think 1.0 --ramp 20``
+(docs/proof/LOAD.md: the figures, their *Method*, and every command under *Running it*);
+``--server uvicorn`` runs the same bench on uvicorn (uvloop, httptools) instead of daphne.
 
 The site is a ``LiveSite`` (proof/livesite.py): the processes of ``manage.py
 serve`` (one ASGI server process, daphne or uvicorn as ``--server`` says, ``--daphnes N``: N of

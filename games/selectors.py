@@ -67,7 +67,7 @@ def spectator_may_see(*, table_id: int, seat: int) -> bool:
 # --- the state's reads, written out ------------------------------------------------------------
 # A table's change and a socket's opening read the table, its seats, its hand and its chat: the
 # ORM's building of these queries cost more CPU than the database's answering of them (a table
-# change took 7 ms of CPU through the ORM; docs/proof/LOAD.md, session 11).
+# change took 7 ms of CPU through the ORM; docs/proof/LOAD.md, *Written-out SQL*).
 
 
 def _quoted(model: type[Any]) -> str:

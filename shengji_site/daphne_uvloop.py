@@ -4,8 +4,8 @@
 daphne runs on Twisted's asyncio reactor, over an event loop it makes when ``daphne.server`` is
 first imported. With uvloop's policy set before that import the loop is libuv's: each frame's
 callbacks, the sockets' readiness and the timers cost less of the process's CPU than on asyncio's
-pure-Python loop (11–16 % of daphne's CPU per move in most pairs of docs/proof/LOAD.md,
-session 10).
+pure-Python loop (11–15 % of daphne's CPU per action in alternated runs: docs/proof/LOAD.md,
+*daphne on uvloop, and uvicorn*).
 Everything else is daphne's as it comes. ``SHENGJI_DAPHNE_LOOP=asyncio`` keeps asyncio's loop
 (to measure one against the other, or should a platform lack uvloop).
 """

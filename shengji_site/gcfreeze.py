@@ -2,9 +2,9 @@
 
 A server process holds some 150,000 objects from start-up (Django, the site's modules, the URL
 patterns' views, the tasks) that live as long as it does. A full collection scanned them all:
-85–90 ms with the process stopped, the tail of the moves' latency at 100 tables
-(docs/proof/LOAD.md, session 11). Frozen, they are never scanned; objects made afterwards are
-collected as before. ``SHENGJI_GC_FREEZE=0`` keeps them scanned (docs/OPERATIONS.md).
+85–90 ms with the process stopped (docs/proof/LOAD.md, *Garbage collection*). Frozen, they are
+never scanned; objects made afterwards are collected as before. ``SHENGJI_GC_FREEZE=0`` keeps
+them scanned (docs/OPERATIONS.md).
 """
 
 from __future__ import annotations

@@ -127,7 +127,8 @@ DATABASE_URL = (
     os.environ.get("DATABASE_URL") or f"postgres://postgres@127.0.0.1:{EMBEDDED_PG_PORT}/shengji"
 )
 # Persistent connections: opening one costs PostgreSQL a process and daphne a round of
-# authentication on every socket message (docs/proof/LOAD.md); health checks drop a broken one.
+# authentication on every socket message (docs/proof/LOAD.md, *Other choices*); health checks
+# drop a broken one.
 DATABASES = {
     "default": dj_database_url.parse(
         DATABASE_URL,
@@ -143,8 +144,8 @@ REDIS_URL = os.environ.get("REDIS_URL") or f"redis://127.0.0.1:{EMBEDDED_REDIS_P
 # group's messages straight to the members in the sending process (shengji_site/channel_layer.py);
 # `core` is channels-redis as it comes, every message through Redis; `pubsub` swaps its queues
 # and groups kept in Redis for Redis publish/subscribe (groups kept in each server process). It
-# measured no faster per move (docs/proof/LOAD.md) and keeps no message for a socket that is not
-# reading.
+# measured no faster per move (docs/proof/LOAD.md, *The channel layer*) and keeps no message for
+# a socket that is not reading.
 CHANNEL_LAYER_BACKENDS = {
     "local": "shengji_site.channel_layer.LocalFanoutChannelLayer",
     "core": "channels_redis.core.RedisChannelLayer",
@@ -161,7 +162,7 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
             # All the sockets of one server process share one inbox in Redis, and past
             # `capacity` waiting messages channels-redis drops new ones without a word. Its
             # default, 100, is a fraction of a second of frames for a few hundred sockets
-            # (docs/proof/LOAD.md).
+            # (docs/proof/LOAD.md, *The channel layer*).
             "capacity": int(os.environ.get("CHANNELS_CAPACITY") or 10000),
         },
     },
@@ -177,8 +178,8 @@ CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
 # Celery's Django fixup closes the worker's database connection before and after every task
 # unless this is set (then every 2 × N tasks): each deadline task opened a new PostgreSQL
-# backend, a third of PostgreSQL's CPU per move (docs/proof/LOAD.md). Between, Django's own
-# rule (CONN_MAX_AGE, health checks) decides, as for a request (shengji_site/celery.py).
+# backend (tests/foundation/test_worker_connections.py). Between, Django's own rule
+# (CONN_MAX_AGE, health checks) decides, as for a request (shengji_site/celery.py).
 CELERY_DB_REUSE_MAX = int(os.environ.get("CELERY_DB_REUSE_MAX") or 10_000)
 
 AUTH_USER_MODEL = "accounts.User"

@@ -99,7 +99,7 @@ def _quoted(model: type[Any]) -> str:
 
 
 # The busiest statements, written out: the ORM's building of a query costs more CPU than the
-# database's answering of these (docs/proof/LOAD.md). Each locks what it reads.
+# database's answering of these (docs/proof/LOAD.md, *Written-out SQL*). Each locks what it reads.
 _TABLE_LOCK = f"SELECT * FROM {_quoted(Table)} WHERE id = %s FOR UPDATE"
 _SEATS_LOCK = f'SELECT * FROM {_quoted(Seat)} WHERE table_id = %s ORDER BY "index" FOR UPDATE'
 _PLAYING_HAND_LOCK = f"""

@@ -48,7 +48,7 @@ def _quoted(model: type[Any]) -> str:
 
 
 # A socket's opening and closing, written out: the ORM's building of these statements cost more
-# CPU than the database's answering of them (docs/proof/LOAD.md, session 11).
+# CPU than the database's answering of them (docs/proof/LOAD.md, *Written-out SQL*).
 _CONNECTION_UPSERT = f"""
     INSERT INTO {_quoted(SeatConnection)}
         (channel_name, seat_id, last_seen) VALUES (%s, %s, clock_timestamp())

@@ -1,4 +1,5 @@
-"""The WebSocket load benchmark's parts (``bench/bench_ws_load.py``, docs/proof/LOAD.md).
+"""The WebSocket load benchmark's parts (``bench/bench_ws_load.py``; docs/proof/LOAD.md,
+*Method*).
 
 - ``options``: the knobs of a run (the bench's flags and their defaults);
 - ``clients``: one client process's share: echo sockets alone, or tables of four

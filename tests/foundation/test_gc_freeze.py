@@ -1,7 +1,7 @@
 """The ASGI application and each Celery pool process leave their start-up objects out of the
 garbage collector's scans (``shengji_site/gcfreeze.py``): a full collection over them stopped
-the event loop for 85–90 ms (docs/proof/LOAD.md, session 11). ``SHENGJI_GC_FREEZE=0`` keeps
-them scanned."""
+the event loop for 85–90 ms (docs/proof/LOAD.md, *Garbage collection*).
+``SHENGJI_GC_FREEZE=0`` keeps them scanned."""
 
 from __future__ import annotations
 
