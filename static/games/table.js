@@ -362,7 +362,7 @@ function connect() {
     }
     if (event.code === 4401 || event.code === 4403) {
       // The session ended (logged out, password changed) or the account is suspended: the
-      // last frame said which, and why; this session must not reconnect (docs/PROTOCOL.md).
+      // last frame said which, and why; this page must not reconnect (docs/PROTOCOL.md).
       sessionEndNote = sessionEndNote || errorText(event.code === 4403 ? "account_suspended" : "session_ended");
       sessionOver = true;
       setNote(sessionEndNote, "error");

@@ -9,7 +9,6 @@ Real PostgreSQL and Redis, the site's own ASGI application."""
 from __future__ import annotations
 
 import json
-import time
 from typing import Any
 
 import pytest
@@ -328,8 +327,9 @@ async def test_finding4_the_per_message_check_stops_a_socket_whose_close_message
 
 
 @pytest.mark.django_db(transaction=False)
-def test_the_check_is_one_statement_and_cheap(django_assert_num_queries: Any) -> None:
-    """The check each socket message pays for: one statement, two primary-key lookups."""
+def test_the_check_is_one_statement(django_assert_num_queries: Any) -> None:
+    """The check each socket message pays for: one statement, two primary-key lookups (its
+    time is the load bench's: docs/proof/LOAD.md)."""
     user = make_users(1, prefix="timed")[0]
     key, mark = logged_in(user)[1], user.get_session_auth_hash()
 
@@ -340,12 +340,6 @@ def test_the_check_is_one_statement_and_cheap(django_assert_num_queries: Any) ->
 
     with django_assert_num_queries(1):
         assert check() is None
-    started = time.perf_counter()
-    for _ in range(500):
-        check()
-    per_check_ms = (time.perf_counter() - started) / 500 * 1000
-    print(f"socket_session_check: {per_check_ms:.3f} ms")
-    assert per_check_ms < 5
     assert check(session_hash="x") == services.SessionEnd("session_ended")
     assert check(session_key="gone") == services.SessionEnd("session_ended")
     assert check(user_id=user.pk + 999) == services.SessionEnd("session_ended")

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -85,7 +86,9 @@ def counted_reads(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return reads
 
 
-@override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=400)
+# The delay is far longer than the site's (50 ms) so that the four commits, even on a busy
+# machine, all land before the read begins.
+@override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=3000)
 async def test_a_burst_of_changes_on_the_server_is_read_and_sent_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -94,11 +97,11 @@ async def test_a_burst_of_changes_on_the_server_is_read_and_sent_once(
     for user in users:  # four transactions, each committed in the server's thread pool
         await database_sync_to_async(services.seat_ready)(table_id=table_id, user=user, ready=False)
     last = await database_sync_to_async(rev_of)(table_id)
-    assert await listener.revs(quiet_s=1.5) == [last]  # one message, read after the last commit
+    assert await listener.revs(quiet_s=4.0) == [last]  # one message, read after the last commit
     assert reads == [table_id]
 
 
-@override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=400)
+@override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=3000)
 async def test_the_change_that_starts_a_hand_goes_at_once_before_its_first_view(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -128,6 +131,18 @@ async def test_with_no_delay_each_commit_sends_its_own_change() -> None:
     assert await listener.revs(quiet_s=0.5) == [before + 1, before + 2, before + 3]
 
 
+async def eventually(condition: Callable[[], bool]) -> None:
+    """Wait until ``condition`` holds (at most TIMEOUT seconds): no fixed sleep that a busy
+    machine could outlast."""
+    for _ in range(int(TIMEOUT / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the condition never held")
+
+
+# With a delay far longer than the wait below, only a change sent at once can be heard in it.
+@override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=3000)
 async def test_outside_a_server_loop_a_change_is_sent_at_once() -> None:
     users, table_id, listener = await a_listened_table()
     before = await database_sync_to_async(rev_of)(table_id)
@@ -141,7 +156,7 @@ async def test_outside_a_server_loop_a_change_is_sent_at_once() -> None:
     thread.start()
     assert await database_sync_to_async(done.wait)(TIMEOUT)
     # sent before the call returned: already waiting in the channel
-    message = await asyncio.wait_for(listener.layer.receive(listener.channel), 0.05)
+    message = await asyncio.wait_for(listener.layer.receive(listener.channel), 1.0)
     assert message["change"]["rev"] == before + 1
     thread.join(TIMEOUT)
 
@@ -164,7 +179,7 @@ async def test_a_change_committed_once_the_read_has_begun_is_read_again() -> Non
     assert await asyncio.to_thread(reading.wait, TIMEOUT)
     delays.schedule(loop, 7, 0.05)  # committed while table 7 is being read
     release.set()
-    await asyncio.sleep(0.4)
+    await eventually(lambda: len(sent) >= 3 and not delays.pending and not delays.running)
     assert sorted(sent) == [7, 7, 8]
     assert delays.pending == {} and not delays.running
 
@@ -182,8 +197,8 @@ async def test_a_failed_read_is_logged_and_the_next_change_is_sent(
 
     delays = _common._TableChangeDelays(send)
     delays.schedule(loop, 3, 0.01)
-    await asyncio.sleep(0.3)
-    assert "sending table 3's change failed" in caplog.text
+    await eventually(lambda: "sending table 3's change failed" in caplog.text)
+    await eventually(lambda: not delays.running)
     delays.schedule(loop, 3, 0.01)  # not stuck as pending
-    await asyncio.sleep(0.3)
+    await eventually(lambda: len(sent) == 2 and not delays.running)
     assert sent == [3, 3]

@@ -10,7 +10,6 @@ import gc
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -171,19 +170,47 @@ def test_cpu_per_action_net_leaves_out_what_the_echo_phase_cost_per_second() -> 
     assert cpu_per_action_net(game, {}, actions=1000) == {}
 
 
-def test_the_cpu_meter_tells_the_cpu_of_a_stretch_of_the_run() -> None:
-    burn = "import time\ntime.sleep(0.5)\nend = time.monotonic() + 0.6\n"
-    burn += "while time.monotonic() < end: pass"  # idle for 0.5 s, then busy for 0.6
-    started = time.monotonic()
-    process = subprocess.Popen([sys.executable, "-c", burn])
+BURNER = """
+import sys, time
+sys.stdin.readline()  # the meter has started
+started = time.process_time()
+while time.process_time() - started < 0.3:
+    pass
+print(time.process_time(), flush=True)
+sys.stdin.read()  # alive until the meter has stopped
+"""
+
+
+def test_the_cpu_meter_reads_the_cpu_a_process_burned() -> None:
+    """CPU seconds, not a share of the wall clock: a busy machine only makes the burn take
+    longer, not read differently."""
+    process = subprocess.Popen(
+        [sys.executable, "-c", BURNER], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert process.stdin is not None and process.stdout is not None
     meter = CpuMeter({"worker": process.pid}, every=0.05)
     meter.start()
-    process.wait()
+    process.stdin.write("go\n")
+    process.stdin.flush()
+    burned = float(process.stdout.readline())  # the child's own CPU seconds, start-up included
     meter.stop()
-    assert len(meter.timeline) >= 15
-    idle = meter.between(started + 0.2, started + 0.45)["worker"]
-    busy = meter.between(started + 0.65, started + 0.9)["worker"]
-    assert busy > 0.15 and busy > 4 * idle
+    process.stdin.close()
+    process.wait()
+    readings = [sample["worker"] for _, sample in meter.timeline]
+    assert readings == sorted(readings)  # the CPU of a living process only grows
+    assert abs(readings[-1] - burned) < 0.05  # /proc counts in ticks of 10 ms
+    assert readings[-1] - readings[0] >= 0.25  # the 0.3 s burned after the meter started
+    whole = meter.between(meter.timeline[0][0], meter.timeline[-1][0])["worker"]
+    assert whole == pytest.approx(readings[-1] - readings[0])
+
+
+def test_the_cpu_meter_reads_a_stretch_between_its_samples() -> None:
+    meter = CpuMeter({}, every=1.0)
+    meter.timeline = [(10.0, {"w": 1.0}), (11.0, {"w": 1.5}), (13.0, {"w": 1.5})]
+    assert meter.between(10.0, 13.0) == {"w": 0.5}
+    assert meter.between(10.5, 12.0) == {"w": 0.25}  # half of the first second's 0.5 s
+    assert meter.between(11.0, 13.0) == {"w": 0.0}  # idle
+    assert meter.between(5.0, 20.0) == {"w": 0.5}  # read within the run
 
 
 def test_steady_play_is_the_stretch_every_table_is_mid_hand() -> None:
