@@ -53,6 +53,23 @@ class Listener:
         return [m["change"]["rev"] for m in heard if m["type"] == "table.changed"]
 
 
+async def eventually(condition: Callable[[], bool]) -> None:
+    """Wait until ``condition`` holds (at most TIMEOUT seconds): no fixed sleep that a busy
+    machine could outlast."""
+    for _ in range(int(TIMEOUT / 0.02)):
+        if condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("the condition never held")
+
+
+async def sends_settled() -> None:
+    """Every delayed send of the site's scheduler done: none may still be running when the
+    test's event loop closes (its thread would wait for that loop for ever)."""
+    delays = _common._table_change_delays
+    await eventually(lambda: not delays.pending and not delays.running)
+
+
 def a_table() -> tuple[list[Any], int]:
     users = make_users()
     table = make_table(users[0])
@@ -99,6 +116,7 @@ async def test_a_burst_of_changes_on_the_server_is_read_and_sent_once(
     last = await database_sync_to_async(rev_of)(table_id)
     assert await listener.revs(quiet_s=4.0) == [last]  # one message, read after the last commit
     assert reads == [table_id]
+    await sends_settled()
 
 
 @override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=3000)
@@ -120,6 +138,7 @@ async def test_the_change_that_starts_a_hand_goes_at_once_before_its_first_view(
     assert change["rev"] == await database_sync_to_async(rev_of)(table_id)
     assert change["hand"] is not None  # the new hand, in the state before its view
     assert reads == [table_id]
+    await sends_settled()
 
 
 @override_settings(SHENGJI_TABLE_CHANGE_DELAY_MS=0)
@@ -129,16 +148,6 @@ async def test_with_no_delay_each_commit_sends_its_own_change() -> None:
     for user in users[:3]:
         await database_sync_to_async(services.seat_ready)(table_id=table_id, user=user, ready=False)
     assert await listener.revs(quiet_s=0.5) == [before + 1, before + 2, before + 3]
-
-
-async def eventually(condition: Callable[[], bool]) -> None:
-    """Wait until ``condition`` holds (at most TIMEOUT seconds): no fixed sleep that a busy
-    machine could outlast."""
-    for _ in range(int(TIMEOUT / 0.02)):
-        if condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError("the condition never held")
 
 
 # With a delay far longer than the wait below, only a change sent at once can be heard in it.
