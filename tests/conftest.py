@@ -1,7 +1,9 @@
 """Shared fixtures. The embedded servers and the Celery worker fixture live in
 proof/plugin.py, loaded with -p from pyproject.toml."""
 
-from collections.abc import Iterator
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Iterator
 
 import pytest
 from channels.layers import channel_layers
@@ -47,3 +49,28 @@ def fresh_move_connections() -> Iterator[None]:
     from games import asyncdb
 
     asyncdb.drop_all()
+
+
+@pytest.fixture
+async def table_change_sends_settled() -> AsyncIterator[None]:
+    """An async test's delayed table-change sends (games/services/_common.py,
+    ``_TableChangeDelays``) are done before its event loop closes: a send still running then
+    would wait for that loop for ever (its thread calls back into it), and one still pending
+    would never be sent, holding back the table's next change in a later test."""
+    yield
+    from games.services import _common
+
+    delays = _common._table_change_delays
+    for _ in range(500):  # at most 10 s: the longest delay a test sets is 3 s
+        if not delays.pending and not delays.running:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"table-change sends never settled: {delays.pending}")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Every async test waits for the table-change sends it caused (the fixture above)."""
+    for item in items:
+        function = getattr(item, "function", None)
+        if function is not None and inspect.iscoroutinefunction(function):
+            item.fixturenames.append("table_change_sends_settled")  # type: ignore[attr-defined]
