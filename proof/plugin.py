@@ -29,6 +29,7 @@ if not os.environ.get("DATABASE_URL") or not os.environ.get("REDIS_URL"):
 # A shared Redis (as on CI) may hold other runs' messages: this test run keeps to its own names.
 os.environ["CHANNELS_PREFIX"] = f"shengji-test-{SESSION_TAG}"
 os.environ["CELERY_QUEUE"] = f"shengji-test-{SESSION_TAG}"
+os.environ["CELERY_CONTROL_EXCHANGE"] = f"shengji-test-{SESSION_TAG}"
 # No persistent connections in tests: one left open in a worker thread keeps the test database
 # from being dropped at the end.
 os.environ.setdefault("DB_CONN_MAX_AGE", "0")

@@ -176,6 +176,9 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_TIMEZONE = "UTC"
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "celery")
+# The exchange of the workers' control messages (the health check's ping): sites (or test runs)
+# that share one Redis hear only their own workers.
+CELERY_CONTROL_EXCHANGE = os.environ.get("CELERY_CONTROL_EXCHANGE", "celery")
 # Celery's Django fixup closes the worker's database connection before and after every task
 # unless this is set (then every 2 × N tasks): each deadline task opened a new PostgreSQL
 # backend (tests/foundation/test_worker_connections.py). Between, Django's own rule

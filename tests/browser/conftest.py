@@ -135,10 +135,33 @@ def site_server(django_db_setup: None, redis_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
-def site(site_server: str, transactional_db: None, celery_worker: object, settings: Any) -> str:
+def site(
+    site_server: str,
+    transactional_db: None,
+    sites_database_work_ended: None,
+    celery_worker: object,
+    settings: Any,
+) -> str:
     """The running site with a Celery worker; bots move quickly (the worker reads this)."""
     settings.SHENGJI_BOT_DELAY_MS = BOT_DELAY_MS
     return site_server
+
+
+@pytest.fixture
+def sites_database_work_ended(transactional_db: None) -> Iterator[None]:
+    """The test is over, but the site's daphne (it serves the whole module) may still be in a
+    transaction for a socket the test's page left: the database's flush after the test
+    (TRUNCATE of every table) would deadlock with it. Once the test's Celery worker has
+    stopped, every other connection to the test database that is in a transaction is ended."""
+    yield
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " AND state <> 'idle'"  # an idle connection holds no lock; daphne keeps some
+        )
 
 
 @pytest.fixture(scope="module", autouse=True)
