@@ -86,7 +86,29 @@ def shape_rule_fields() -> dict[str, forms.Field]:
 
 
 class PracticeForm(ShapeForm):
-    """和电脑练习 at any shape: nothing but the shape (bots fill every other seat)."""
+    """和电脑练习 at any shape: nothing but the shape (bots fill every other seat). The home
+    page's one choice ``shape`` ("6-friends") stands for ``players`` and ``mode``."""
+
+    shape = forms.ChoiceField(label=_("Table"), required=False, choices=())
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["shape"].choices = [  # type: ignore[attr-defined]
+            (practice_shape_value(shape), shape["words"]) for shape in rules_words.practice_shapes()
+        ]
+
+    def clean(self) -> dict[str, Any]:
+        data = super().clean() or {}
+        shape = data.get("shape")
+        if shape:
+            players, mode = str(shape).split("-")
+            data["players"], data["mode"] = int(players), mode
+        return data
+
+
+def practice_shape_value(shape: dict[str, Any]) -> str:
+    """The value of a practice shape in the home page's choice: "6-friends"."""
+    return f"{shape['players']}-{shape['mode']}"
 
 
 class TableCreateForm(ShapeForm):

@@ -148,9 +148,7 @@ def play_the_hand(page: Any, tag: str, language: str) -> dict[str, Any]:
             screenshot(page, f"shapes-{tag}-2-calls")
             page.wait_for_selector("#primary-action:not([disabled])")
             page.click("#primary-action")  # the calls, then the bury
-            page.wait_for_function(
-                "() => window.shengjiTable.state.hand.view.phase === 'playing'"
-            )
+            page.wait_for_function("() => window.shengjiTable.state.hand.view.phase === 'playing'")
             made = state(page)["hand"]["view"]
             assert [f"{c['ordinal']}{c['card']}" for c in made["calls"]] == calls
             shots.add("bury")
@@ -244,4 +242,24 @@ def test_a_six_seat_friends_hand_played_by_clicking(
 
     # The settlement follows in the hand's wrap-up: with five bots seated, a practice hand.
     page.wait_for_selector("#result .ledger-practice", timeout=30_000)
+    assert page.errors == []
+
+
+def test_practice_at_six_seats_from_the_home_page(site: str, chromium: Any) -> None:
+    """The home page's practice choice at 6人 · 3副 · 找朋友, on a phone in 繁體: the player sits
+    with five bots and the hand is dealt at once (the whole hand by clicking is the test above)."""
+    page = new_page(chromium, 390, 844, "zh-TW")
+    username = "friendshome"
+    sign_up(page, site, username)
+    page.goto(f"{site}/")
+    page.select_option("#practice-form [name=shape]", "6-friends")
+    assert "6人 · 3副 · 找朋友" in page.inner_text("#practice-form")
+    page.click("#practice-form button[type=submit]")
+    page.wait_for_url("**/tables/**")
+    page.wait_for_function("() => window.shengjiTable && window.shengjiTable.state.hand")
+    assert page.locator(".felt.ring .seat-box").count() == SEATS
+    table = Table.objects.get(creator__username=username)
+    assert table.players == SEATS and table.rules().is_friends
+    assert Hand.objects.filter(match__table=table).count() == 1
+    screenshot(page, "shapes-phone-hant-practice")
     assert page.errors == []

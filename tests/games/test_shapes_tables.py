@@ -150,6 +150,31 @@ def test_practice_seats_the_player_with_five_bots_at_a_six_seat_friends_table() 
     assert (state.players, state.decks, state.kitty_size, state.draws) == (6, 3, 6, 156)
 
 
+def test_the_home_pages_practice_choice_offers_every_shape_and_plays_the_one_picked() -> None:
+    (user,) = make_users(1, "homepick")
+    client = logged_in(user)
+    home = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-hant").content.decode()
+    form = home[home.index('id="practice-form"') :]
+    form = form[: form.index("</form>")]
+    assert '<option value="4-tractor">4人 · 2副 · 拖拉機</option>' in form
+    assert '<option value="6-friends">6人 · 3副 · 找朋友</option>' in form
+    assert form.count("<option ") == 7
+    response = client.post(PRACTICE, {"shape": "6-friends"})
+    table = Table.objects.get(creator=user)
+    assert response["Location"] == f"/tables/{table.pk}/"
+    assert table.players == 6 and table.rules().is_friends
+    assert Seat.objects.filter(table=table, bot=True).count() == 5
+    assert Hand.objects.filter(match__table=table).count() == 1
+
+
+def test_a_practice_shape_not_on_offer_is_refused_and_makes_nothing() -> None:
+    (user,) = make_users(1, "badpick")
+    for shape in ("5-tractor", "9-friends", "6", "x-y"):
+        response = logged_in(user).post(PRACTICE, {"shape": shape}, HTTP_ACCEPT="application/json")
+        assert response.status_code == 400 and response.json()["code"] == "bad_message"
+    assert not Table.objects.filter(creator=user).exists()
+
+
 def test_practice_again_at_another_shape_opens_another_table() -> None:
     (user,) = make_users(1, "twoshapes")
     client = logged_in(user)
