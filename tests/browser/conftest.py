@@ -41,12 +41,13 @@ SCREENSHOTS: list[Path] = []
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if CHROMIUM.exists():
-        return
+    """Browser tests start the site and Chromium (the ``site`` marker); skipped without it."""
     skip = pytest.mark.skip(reason="no /usr/bin/chromium (apt-get install chromium)")
     for item in items:
         if "tests/browser" in str(item.fspath):
-            item.add_marker(skip)
+            item.add_marker(pytest.mark.site)
+            if not CHROMIUM.exists():
+                item.add_marker(skip)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.site  # starts the whole site's processes (README, "The fast lane")
+
 ROOT = Path(__file__).resolve().parents[2]
 PROBE = "import gc, shengji_site.asgi; print(gc.get_freeze_count())"
 # What the worker's pool process runs once forked (celery's worker_process_init).

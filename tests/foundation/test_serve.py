@@ -22,6 +22,8 @@ from websockets.typing import Origin
 
 from shengji_site.embedded import free_port, port_is_open
 
+pytestmark = pytest.mark.site  # starts the whole site's processes (README, "The fast lane")
+
 ROOT = Path(__file__).resolve().parents[2]
 START_SECONDS = 120
 STOP_SECONDS = 60

@@ -43,6 +43,7 @@ def show(figures: dict[str, Any]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_daphne_killed_mid_hand_loses_no_acknowledged_action(site: LiveSite) -> None:
     figures = asyncio.run(drills.daphne_kill_drill(site, tables=3, kills=1, hands=2, away_tables=1))
     show(figures)
@@ -65,6 +66,7 @@ def test_daphne_killed_mid_hand_loses_no_acknowledged_action(site: LiveSite) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_worker_killed_with_a_deadline_pending_fires_it_exactly_once(site: LiveSite) -> None:
     figures = asyncio.run(drills.worker_kill_drill(site, tables=1, rounds=(True, False)))
     show(figures)
@@ -85,6 +87,7 @@ def test_worker_killed_with_a_deadline_pending_fires_it_exactly_once(site: LiveS
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_redis_restarted_empty_mid_hand_every_client_resyncs(site: LiveSite) -> None:
     figures = asyncio.run(drills.redis_restart_drill(site, tables=2, restarts=1))
     show(figures)
@@ -99,6 +102,7 @@ def test_redis_restarted_empty_mid_hand_every_client_resyncs(site: LiveSite) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_sockets_that_outlive_redis_losing_its_data_are_closed_and_resync(site: LiveSite) -> None:
     async def drill() -> tuple[list[DrillSeat], float, dict[str, Any]]:
         table = drills.drill_tables(site, 1, hands=1, think=0.02)[0]
@@ -139,6 +143,7 @@ def greeted(seat: DrillSeat) -> bool:
 
 
 @pytest.mark.slow
+@pytest.mark.site
 def test_the_ladder_checks_clean_after_the_drills(site: LiveSite) -> None:
     """Every hand the drills above played, killed processes and a lost Redis included, was
     settled within the ladder's invariants (docs/LADDER.md): `manage.py ladder_check` exits 0."""

@@ -11,7 +11,7 @@ import pytest
 from bench.bench_ws_load import run_bench
 from proof.load.options import Options
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site]
 
 
 @pytest.mark.parametrize("server", ["daphne", "uvicorn"])

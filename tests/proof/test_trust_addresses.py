@@ -351,6 +351,7 @@ def daphne(
                 process.wait()
 
 
+@pytest.mark.site
 def test_the_asgi_server_as_serve_runs_it_ignores_a_spoofed_x_forwarded_for(daphne: str) -> None:
     User.objects.create_user("ma", password=PASSWORD)
     codes = [_post_token(daphne, spoofed(i), "nope") for i in range(3)]

@@ -14,7 +14,7 @@ from proof import drills
 from proof.drill_seat import DrillSeat
 from proof.livesite import LiveSite
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.site]
 
 
 @pytest.fixture(scope="module")
