@@ -26,6 +26,10 @@ from proof.drill_seat import DrillSeat
 from proof.livesite import LiveSite
 from tests.games.helpers import make_table, make_users, seat_all
 
+# One worker runs the whole module (`--dist loadgroup`, README): the drills share one site, and
+# the ladder check reads what they settled.
+pytestmark = pytest.mark.xdist_group("faults")
+
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
