@@ -46,8 +46,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "tests/browser" in str(item.fspath):
             item.add_marker(pytest.mark.site)
-            # A module's tests on one worker (`--dist loadgroup`): one Chromium a module.
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).stem))
             if not CHROMIUM.exists():
                 item.add_marker(skip)
 

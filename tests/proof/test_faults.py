@@ -26,11 +26,8 @@ from proof.drill_seat import DrillSeat
 from proof.livesite import LiveSite
 from tests.games.helpers import make_table, make_users, seat_all
 
-# One worker runs the whole module (`--dist loadgroup`, README): the drills share one site, and
-# the ladder check reads what they settled.
-pytestmark = pytest.mark.xdist_group("faults")
-
-
+# The module's tests share one site (the README's command runs a module on one process): the
+# ladder check at the end reads what the drills settled.
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveSite]:
     base: Path = tmp_path_factory.mktemp("faults")
