@@ -26,6 +26,7 @@ from proof.drill_seat import DrillSeat
 from proof.livesite import LiveSite
 from tests.games.helpers import make_table, make_users, seat_all
 
+
 # The module's tests share one site (the README's command runs a module on one process): the
 # ladder check at the end reads what the drills settled.
 @pytest.fixture(scope="module")
