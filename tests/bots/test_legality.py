@@ -3,10 +3,12 @@ engine before it is applied (the long run is ``python -m games.bots.legality``).
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from games.bots import HandStats, SearchBudget, make_bot, play_hand
-from games.bots.legality import run_part
+from games.bots.legality import main, run, run_part
 from games.bots.match import deal_hand
 from games.engine.rules import PRESET_NAMES, preset
 from games.engine.selfplay import check_invariants
@@ -45,3 +47,22 @@ def test_search_bots_play_legal_hands(name: str) -> None:
         check_invariants(state)
         assert stats.refused == []
         assert state.result is not None and state.result.outcome == "played"
+
+
+def test_a_run_in_parts_plays_the_hands_of_the_whole_run(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--first``: the two parts play hands 0–2 and 3–5 of the six-hand run, no hand twice."""
+    whole = run("random", 6, 11, 1, SearchBudget())
+    first = run("random", 3, 11, 1, SearchBudget())
+    rest = run("random", 6, 11, 1, SearchBudget(), first=3)
+    assert (first["hands"], rest["hands"], rest["first"], rest["hands_asked"]) == (3, 3, 3, 3)
+    # The first part is the whole run's start exactly; the rest starts its matches afresh.
+    assert (
+        first["actions_checked"]
+        == run_part("random", range(3), 11, SearchBudget())["actions_checked"]
+    )
+    assert whole["hands"] == first["hands"] + rest["hands"]
+    assert main(["--bot", "random", "--hands", "4", "--first", "2", "--seed", "11"]) == 0
+    line = json.loads(capsys.readouterr().out)
+    assert (line["hands"], line["first"], line["refused"]) == (2, 2, 0)
