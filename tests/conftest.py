@@ -69,8 +69,11 @@ async def table_change_sends_settled() -> AsyncIterator[None]:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Every async test waits for the table-change sends it caused (the fixture above)."""
+    """Every async test waits for the table-change sends it caused (the fixture above); a test
+    that runs a real Celery worker is marked ``celery_worker`` (README, "The fast lane")."""
     for item in items:
         function = getattr(item, "function", None)
         if function is not None and inspect.iscoroutinefunction(function):
             item.fixturenames.append("table_change_sends_settled")  # type: ignore[attr-defined]
+        if "celery_worker" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.celery_worker)

@@ -148,6 +148,7 @@ def test_an_opponents_ledger_line_carries_its_breakdown_in_words() -> None:
     assert not kinds & {"escape compensation", "table fee", "escape penalty"}
 
 
+@pytest.mark.slow  # a sweep of every preset and level (README, "The fast lane")
 @pytest.mark.django_db
 @pytest.mark.parametrize("name", PRESET_NAMES)
 @pytest.mark.parametrize("players", [4, 6])

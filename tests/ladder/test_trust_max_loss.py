@@ -88,6 +88,7 @@ def every_outcome(name: str, stake: int, fees: FeeSchedule) -> list[HandOutcome]
     return outcomes
 
 
+@pytest.mark.slow  # a sweep of every preset (README, "The fast lane")
 @pytest.mark.parametrize("name", PRESETS)
 @pytest.mark.parametrize("stake", [7, 100])
 def test_no_outcome_takes_more_than_max_hand_loss_and_some_takes_exactly_that(
@@ -106,6 +107,7 @@ def test_no_outcome_takes_more_than_max_hand_loss_and_some_takes_exactly_that(
     assert most == bound, f"{name} at {stake}: the bound {bound} is loose (most taken {most})"
 
 
+@pytest.mark.slow  # a sweep of every preset (README, "The fast lane")
 @pytest.mark.parametrize("name", PRESETS)
 def test_the_bound_grows_with_the_stake_and_fees(name: str) -> None:
     settlement, penalty, _ = rules_of(name)
