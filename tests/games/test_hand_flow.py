@@ -61,6 +61,7 @@ def test_a_whole_hand_is_logged_settled_and_replays() -> None:
     assert match.next_dealer == hand.result["next_dealer"]
 
 
+@pytest.mark.slow  # several whole hands (README, "The fast lane")
 def test_the_next_hand_continues_the_match_with_the_same_four() -> None:
     users, table, hand = start_hand()
     play_out(deal_and_close(hand), users)
@@ -223,6 +224,7 @@ def test_state_rebuilt_from_the_log_equals_the_cached_state() -> None:
     assert view_all(load_state(hand)) == cached
 
 
+@pytest.mark.slow  # several whole hands (README, "The fast lane")
 def test_when_the_four_change_a_new_match_starts_at_level_two() -> None:
     users, table, hand = start_hand()
     play_out(deal_and_close(hand), users)

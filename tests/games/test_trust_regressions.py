@@ -89,6 +89,7 @@ def login(user: User) -> Client:
 # --- finding 1: bots minted table points ------------------------------------------------------
 
 
+@pytest.mark.slow  # several whole hands (README, "The fast lane")
 @pytest.mark.django_db
 def test_regression_bots_mint_table_points(settings: Any) -> None:
     """Casual table, three bots, stake 100,000, minimum balance 0: a win took a 1,000 balance to
@@ -136,6 +137,7 @@ def test_regression_bots_mint_table_points(settings: Any) -> None:
 # --- finding 2: a broke player dodged losses --------------------------------------------------
 
 
+@pytest.mark.slow  # several whole hands (README, "The fast lane")
 @pytest.mark.django_db
 def test_regression_broke_player_dodges_losses() -> None:
     """An account with 0 points sat at stake 100,000 and escaped: its penalty was cancelled by a
