@@ -94,7 +94,7 @@ class PracticeForm(ShapeForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["shape"].choices = [  # type: ignore[attr-defined]
-            (practice_shape_value(shape), shape["words"]) for shape in rules_words.practice_shapes()
+            (shape["value"], shape["words"]) for shape in rules_words.practice_shapes()
         ]
 
     def clean(self) -> dict[str, Any]:
@@ -104,11 +104,6 @@ class PracticeForm(ShapeForm):
             players, mode = str(shape).split("-")
             data["players"], data["mode"] = int(players), mode
         return data
-
-
-def practice_shape_value(shape: dict[str, Any]) -> str:
-    """The value of a practice shape in the home page's choice: "6-friends"."""
-    return f"{shape['players']}-{shape['mode']}"
 
 
 class TableCreateForm(ShapeForm):

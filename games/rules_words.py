@@ -403,6 +403,7 @@ def practice_shapes() -> list[dict[str, Any]]:
         {
             "players": players,
             "mode": mode,
+            "value": f"{players}-{mode}",  # the home page's choice (games.forms.PracticeForm)
             "decks": default_decks(players),
             "words": shape_words(
                 {"players": players, "decks": default_decks(players), "mode": mode}

@@ -10,7 +10,6 @@ from django.views.decorators.http import require_safe
 
 from games import rules_words
 from games import selectors as games_selectors
-from games.forms import practice_shape_value
 from ladder import selectors as ladder_selectors
 from shengji_site.health import health_report
 
@@ -39,10 +38,7 @@ def _home_context(request: HttpRequest) -> dict[str, Any]:
         "quick_login_url": f"{reverse('login')}?next={reverse('games:quick_join')}",
         "practice_login_url": f"{reverse('login')}?next={reverse('games:practice')}",
         "signup_grant": settings.LADDER_SIGNUP_GRANT,
-        "practice_shapes": [
-            {**shape, "value": practice_shape_value(shape)}
-            for shape in rules_words.practice_shapes()
-        ],
+        "practice_shapes": rules_words.practice_shapes(),
     }
 
 
