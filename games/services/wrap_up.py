@@ -11,6 +11,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 
+from games import realtime
 from games.models import Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from games.services._common import (
     SystemLine,
@@ -31,13 +32,14 @@ logger = logging.getLogger(__name__)
 
 def wrapped_up(hand: Hand) -> Hand:
     """After the transaction that ended ``hand`` (its views were sent on its commit): wrap it
-    up. A failure leaves it to the sweeper, which wraps up every hand still waiting; the move
-    itself stands."""
+    up. A failure (a lock timeout, a deadlock victim) hands it to the wrap-up task, which
+    retries, and the sweeper wraps up whatever is still waiting; the move itself stands."""
     if hand.awaiting_wrap_up:
         try:
             hand_wrap_up(hand_id=hand.pk)
         except Exception:
-            logger.exception("wrapping up hand %s failed: the sweeper will", hand.pk)
+            logger.exception("wrapping up hand %s failed: the wrap-up task will", hand.pk)
+            realtime.schedule_wrap_up(hand.pk)
     return hand
 
 

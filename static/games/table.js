@@ -1952,6 +1952,17 @@ function renderResult() {
   box.append(links);
 }
 
+function askLedgerAgain(handId) {
+  const tries = ui.ledgerTries.get(handId) || 0;
+  if (tries >= LEDGER_TRIES) return false;
+  ui.ledgerTries.set(handId, tries + 1);
+  setTimeout(() => {
+    ui.ledger.delete(handId);
+    renderResult();
+  }, LEDGER_RETRY_MS);
+  return true;
+}
+
 function renderLedger(box, handId) {
   const known = ui.ledger.get(handId);
   if (known === undefined) {
@@ -1959,19 +1970,15 @@ function renderLedger(box, handId) {
     fetch(config.urls.ledger.replace("/0/", `/${handId}/`), { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then((response) => (response.ok ? response.json() : null))
       .then((body) => {
-        if (body && body.settled === false && (ui.ledgerTries.get(handId) || 0) < LEDGER_TRIES) {
-          // The hand has ended and its settlement is a moment behind: ask again.
-          ui.ledgerTries.set(handId, (ui.ledgerTries.get(handId) || 0) + 1);
-          setTimeout(() => {
-            ui.ledger.delete(handId);
-            renderResult();
-          }, LEDGER_RETRY_MS);
-          return;
-        }
+        // The settlement (the hand's wrap-up) is a moment behind the hand's end, and a busy
+        // server can miss an answer: ask again a while before showing nothing.
+        if ((!body || body.settled === false) && askLedgerAgain(handId)) return;
         ui.ledger.set(handId, body ? (body.practice ? "practice" : body.players) : []);
         renderResult();
       })
-      .catch(() => ui.ledger.set(handId, []));
+      .catch(() => {
+        if (!askLedgerAgain(handId)) ui.ledger.set(handId, []);
+      });
     box.append(el("p", "muted", L.loading));
     return;
   }

@@ -200,8 +200,12 @@ def step_to_the_reveal(page: Any, tag: str) -> None:
     [(1280, 800, "zh-CN", "desktop-hans"), (390, 844, "zh-TW", "phone-hant")],
 )
 def test_a_six_seat_friends_hand_played_by_clicking(
-    site: str, chromium: Any, width: int, height: int, locale: str, tag: str
+    site: str, chromium: Any, settings: Any, width: int, height: int, locale: str, tag: str
 ) -> None:
+    # The result stays on the page while the test looks at it and the replay: the next hand
+    # (the player keeps auto-ready on) waits a pause longer than the test (this process's
+    # Celery worker runs the task that starts it and reads the pause again).
+    settings.SHENGJI_NEXT_HAND_PAUSE_S = 600
     page = new_page(chromium, width, height, locale)
     username = f"friends{tag.split('-')[0]}"
     sign_up(page, site, username)
@@ -230,6 +234,8 @@ def test_a_six_seat_friends_hand_played_by_clicking(
     # Every player's points taken, summing to the hand's points in tricks.
     assert sum(final["seat_points"]) == hand.result["trick_points"] + hand.result["defender_points"]
     assert page.locator("#info .seat-row").count() == SEATS
+    # The settlement follows in the hand's wrap-up: with five bots seated, a practice hand.
+    page.wait_for_selector("#result .ledger-practice", timeout=30_000)
     screenshot(page, f"shapes-{tag}-5-result")
 
     replay_url = page.get_attribute("#result .replay-link", "href")
@@ -239,9 +245,8 @@ def test_a_six_seat_friends_hand_played_by_clicking(
     replay.goto(f"{site}{replay_url}")
     step_to_the_reveal(replay, tag)
     assert replay_errors == []
-
-    # The settlement follows in the hand's wrap-up: with five bots seated, a practice hand.
-    page.wait_for_selector("#result .ledger-practice", timeout=30_000)
+    assert not Hand.objects.filter(match__table_id=table_id, number=2).exists()
+    assert page.locator("#result .ledger-practice").is_visible()
     assert page.errors == []
 
 

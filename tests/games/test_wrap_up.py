@@ -5,10 +5,12 @@ then the table does not start another hand."""
 
 from __future__ import annotations
 
+import threading
 import time
 from datetime import timedelta
 
 import pytest
+from django.db import connection, transaction
 from django.test import Client
 
 from accounts.models import User
@@ -17,6 +19,7 @@ from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Table
 from games.services import hands
+from games.services.wrap_up import wrapped_up
 from games.tasks import sweep
 from ladder.models import HandSettlement, LedgerEntry
 from tests.games.helpers import (
@@ -169,3 +172,48 @@ def test_the_ledger_says_whether_the_hand_is_settled_yet() -> None:
     settled = client.get(f"/hands/{hand.pk}/ledger.json").json()
     assert settled["settled"] is True
     assert {row["username"] for row in settled["players"]} == {u.username for u in users}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_wrap_up_that_fails_after_the_last_move_is_done_by_the_wrap_up_task(
+    celery_worker: object,
+) -> None:
+    """The wrap-up right after the last move meets a lock it cannot wait for (a real lock
+    timeout): the move stands, and the wrap-up task finishes the job once the lock is gone,
+    without waiting for the sweeper."""
+    users = make_users()
+    hand = to_the_last_move(users, worker=True)
+    ended = last_move_without_wrap_up(hand, users)
+    table_id = hand.match.table_id
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_table_row() -> None:
+        try:
+            with transaction.atomic():
+                Table.objects.select_for_update().get(pk=table_id)
+                locked.set()
+                release.wait(20)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold_the_table_row)
+    holder.start()
+    try:
+        assert locked.wait(20)
+        with connection.cursor() as cursor:
+            cursor.execute("SET lock_timeout = '200ms'")
+        try:
+            assert wrapped_up(ended) is ended
+        finally:
+            with connection.cursor() as cursor:
+                cursor.execute("RESET lock_timeout")
+        assert fresh(hand).awaiting_wrap_up  # the failed attempt changed nothing
+    finally:
+        release.set()
+        holder.join()
+    waited = time.monotonic() + 20
+    while fresh(hand).awaiting_wrap_up:
+        assert time.monotonic() < waited, "the wrap-up task never wrapped the hand up"
+        time.sleep(0.05)
+    assert HandSettlement.objects.filter(hand=hand).count() == 1
+    assert Table.objects.get(pk=table_id).status == Table.Status.OPEN
