@@ -220,6 +220,19 @@ def chat(table_id: int, payload: dict[str, Any]) -> None:
     _send(table_group(table_id), {"type": "chat.line", "line": payload})
 
 
+async def chat_async(table_id: int, payloads: list[dict[str, Any]]) -> None:
+    """``chat`` from code already on the event loop (the optimistic move's system lines), in
+    order; a line lost to Redis is in the chat the sockets read with their next ``state``."""
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        for payload in payloads:
+            await layer.group_send(table_group(table_id), {"type": "chat.line", "line": payload})
+    except SEND_FAILURES:
+        logger.warning("chat lines to table %s lost: Redis unreachable", table_id)
+
+
 def sessions_ended(
     user_id: int, code: str, reason: str = "", session_key: str | None = None
 ) -> None:

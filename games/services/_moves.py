@@ -80,15 +80,21 @@ def system_lines(
         for seat, text, _ in logged
         if text.startswith("bid ") and seat is not None
     ]
+    lines += play_lines(state, before)
+    for line in lines:
+        system_line(hand.match.table_id, line)
+
+
+def play_lines(state: HandState, before: Before) -> list[SystemLine]:
+    """The system lines of a bury or a play: a failed throw's, and 找朋友's (``friend_lines``)."""
+    lines: list[SystemLine] = []
     for failed in state.failed_throws[before.throws :]:
         shown = failed.to_dict()
         if failed.result == "forced":
             lines.append(system("throw_forced", failed.seat, shown["attempted"], shown["played"]))
         else:
             lines.append(system("throw_back", failed.seat))
-    lines += friend_lines(state, before)
-    for line in lines:
-        system_line(hand.match.table_id, line)
+    return lines + friend_lines(state, before)
 
 
 def timeout_lines(table_id: int, seat: int, texts: list[str]) -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from django.db import transaction
 
 from accounts.models import User
@@ -53,12 +56,17 @@ def system_line(table_id: int, system: SystemLine) -> None:
         code=system.code,
         params=list(system.params),
     )
-    payload = {
-        "user": None,
-        "text": line.text,
-        "system": True,
-        "code": line.code,
-        "params": line.params,
-        "at": line.created_at.isoformat(),
-    }
+    payload = system_payload(system, line.created_at)
     transaction.on_commit(lambda: realtime.chat(table_id, payload))
+
+
+def system_payload(system: SystemLine, at: datetime) -> dict[str, Any]:
+    """A system line's ``chat`` frame (docs/PROTOCOL.md)."""
+    return {
+        "user": None,
+        "text": system.text,
+        "system": True,
+        "code": system.code,
+        "params": list(system.params),
+        "at": at.isoformat(),
+    }

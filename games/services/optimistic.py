@@ -13,10 +13,12 @@ that is no longer so, the statement changes nothing and the caller takes the loc
 (``services.table_act``), which decides with fresh rows: the optimistic move never refuses a
 move and never accepts one the locking path would refuse.
 
-Only the common case comes here: a bury or play of a seat not on 托管 that does not fail a
-throw (that writes the chat's system line too), outside the deal (whose draws are due by the
-clock). The hand's last play writes its result with it, as the locking path does; the rest
-(the settlement, the table) is the wrap-up task's, sent after the views as there.
+Only the common case comes here: a bury or play of a seat not on 托管, outside the deal (whose
+draws are due by the clock). Its system lines (a failed throw's; in 找朋友 the calls shown at
+the first lead and each call filled) are written by the same statement and sent after the
+views, as the locking path writes and sends them. The hand's last play writes its result with
+it, as the locking path does; the rest (the settlement, the table) is the wrap-up task's, sent
+after the views as there.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ from games import asyncdb, realtime
 from games.engine import HandState, ShengjiError, view_for, view_public
 from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
-from games.models import Action, Hand, HandPlayer
-from games.services._common import bot_delay
-from games.services._moves import before_change, friend_news
+from games.models import Action, ChatLine, Hand, HandPlayer
+from games.services._common import SystemLine, bot_delay
+from games.services._moves import before_change, play_lines
+from games.services.chat import system_payload
 from games.services.connections import DB_SESSION_ENGINES
 from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
 
@@ -65,6 +68,7 @@ class Planned:
     action: str
     state: HandState  # after the move
     limit_s: float  # seconds from the statement's clock to the next deadline (0: it ended)
+    lines: tuple[SystemLine, ...] = ()  # the chat's system lines the move writes
 
     @property
     def ends_hand(self) -> bool:
@@ -88,11 +92,10 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
         state.apply(action, seat)
     except ShengjiError:
         return None
-    if len(state.failed_throws) != before.throws or friend_news(state, before):
-        return None  # a failed throw's chat line, or 找朋友's calls shown or filled, to write
+    lines = tuple(play_lines(state, before))
     if state.phase == FINISHED:
-        return Planned(facts, seat, str(action), state, 0.0)
-    return Planned(facts, seat, str(action), state, _limit_s(state, facts))
+        return Planned(facts, seat, str(action), state, 0.0, lines)
+    return Planned(facts, seat, str(action), state, _limit_s(state, facts), lines)
 
 
 def _limit_s(state: HandState, facts: MoveFacts) -> float:
@@ -132,8 +135,17 @@ def _moved_hand(ends_hand: bool) -> str:
                 timer_at = CASE WHEN {keep} THEN h.timer_at ELSE {due} END"""
 
 
+# The move's system lines, in order, from one JSON array of {"text", "code", "params"}.
+_SAID = """, said AS (
+            INSERT INTO {chat} (table_id, user_id, system, text, code, params, created_at)
+            SELECT %(table)s, NULL, true, l.line->>'text', l.line->>'code', l.line->'params', now()
+            FROM moved, jsonb_array_elements(%(lines)s::jsonb) WITH ORDINALITY AS l(line, n)
+            ORDER BY l.n
+        )"""
+
+
 @functools.cache
-def _statement(keyed_sessions: bool, ends_hand: bool) -> str:
+def _statement(keyed_sessions: bool, ends_hand: bool, says: bool) -> str:
     from django.contrib.auth import get_user_model
     from django.contrib.sessions.models import Session
 
@@ -158,22 +170,23 @@ def _statement(keyed_sessions: bool, ends_hand: bool) -> str:
             INSERT INTO {_table(Action)} (hand_id, seq, seat, text, auto, created_at)
             SELECT id, %(seq)s, %(seat)s, %(text)s, false, now() FROM moved
             RETURNING id
-        )
-        SELECT m.seq, m.timer_seq, m.timer_at, m.deadline FROM moved m, logged
+        ){_SAID.format(chat=_table(ChatLine)) if says else ""}
+        SELECT m.seq, m.timer_seq, m.timer_at, m.deadline, now() FROM moved m, logged
     """
 
 
 class Written(NamedTuple):
     """What the statement wrote: the hand's new seq, its deadline task's seq and due time,
-    and its next deadline (all three None once the hand has ended)."""
+    and its next deadline (all three None once the hand has ended); the statement's clock."""
 
     seq: int
     timer_seq: int | None
     timer_at: datetime | None
     deadline: datetime | None
+    at: datetime
 
 
-async def _write(planned: Planned, mover: Mover) -> Written | None:
+async def _write(planned: Planned, mover: Mover, table_id: int) -> Written | None:
     """The statement's row if it moved the hand, None if the hand was not as the facts say
     (or the database did not answer in time)."""
     facts, state = planned.facts, planned.state
@@ -189,17 +202,27 @@ async def _write(planned: Planned, mover: Mover) -> Written | None:
         "limit": planned.limit_s,
         "snapshot": Jsonb(public_summary(state, None)),
         "result": None if state.result is None else Jsonb(state.result.to_dict()),
+        "table": table_id,
+        "lines": Jsonb(
+            [{"text": s.text, "code": s.code, "params": list(s.params)} for s in planned.lines]
+        ),
     }
-    sql = _statement(settings.SESSION_ENGINE in DB_SESSION_ENGINES, planned.ends_hand)
+    keyed = settings.SESSION_ENGINE in DB_SESSION_ENGINES
+    sql = _statement(keyed, planned.ends_hand, bool(planned.lines))
     try:
         async with asyncdb.pool().connection() as conn:
             cursor = await conn.execute(sql, params)
             row = await cursor.fetchone()
-    except psycopg.Error:
+    except psycopg.Error as error:
         # A lock held too long, a connection lost: the locking path decides. (Should the
         # statement have committed before the connection broke, the locking path finds the
         # seq moved on and refuses the repeat: the move is in the log once.)
-        logger.warning("optimistic move on hand %s failed; taking the locking path", facts.hand_id)
+        logger.warning(
+            "optimistic move on hand %s failed (%s); taking the locking path",
+            facts.hand_id,
+            type(error).__name__,
+        )
+        logger.debug("optimistic move on hand %s: %s", facts.hand_id, error)
         return None
     return None if row is None else Written(*row)
 
@@ -249,7 +272,7 @@ async def move_by_statement(
     planned = plan(facts, mover, kind, cards, seq)
     if planned is None:
         return None
-    written = await _write(planned, mover)
+    written = await _write(planned, mover, table_id)
     if written is None:
         return None
     new_seq, deadline = written.seq, written.deadline
@@ -268,6 +291,9 @@ async def move_by_statement(
         facts=shared_facts(facts, state, facts.seq),
     )
     await realtime.hand_changed_async(table_id, message)
+    if planned.lines:
+        payloads = [system_payload(line, written.at) for line in planned.lines]
+        await realtime.chat_async(table_id, payloads)
     return Moved(planned, written)
 
 
