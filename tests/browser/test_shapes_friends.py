@@ -78,18 +78,20 @@ def pick(page: Any, cards: list[str]) -> None:
 
 
 def choose_calls(page: Any, view: dict[str, Any]) -> list[str]:
-    """Calls of cards the dealer does not hold (so a friend, not the dealer, fills them): the A
-    or K of a plain suit, first copy; set with the pickers' selects."""
+    """Calls of cards the dealer does not hold (so a friend, not the dealer, fills them): the A,
+    K, Q or J of a plain suit, first copy; set with the pickers' selects. (A dealer can hold
+    five of the six plain A and K: the deal decides, so every call needs more to choose from.)"""
     held = set(view["hand"].split())
     trump_suit = view["trump"]["suit"]
     level = view["trump"]["level"]
     wanted = [
         f"{rank}{suit}"
-        for rank in ("A", "K")
+        for rank in ("A", "K", "Q", "J")
         if rank != level
         for suit in "SHCD"
         if suit != trump_suit and f"{rank}{suit}" not in held
     ][: view["friends"]]
+    assert len(wanted) == view["friends"]
     for i, card in enumerate(wanted):
         row = page.locator(f"#calls-pick .call-picker[data-call='{i}']")
         row.locator("select.call-ordinal").select_option("1")
