@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from django.db import connection, transaction
 from django.test import Client
 
 from accounts.models import User
@@ -113,3 +116,28 @@ def logged_in(user: User) -> Client:
     client = Client(**HTTPS)
     client.force_login(user)
     return client
+
+
+@contextlib.contextmanager
+def rows_locked_elsewhere(lock: Callable[[], object], hold_s: float = 30) -> Iterator[None]:
+    """While the block runs, another connection (a thread's) holds in an open transaction the
+    rows ``lock`` takes with ``select_for_update``. Needs a transactional test."""
+    locked, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with transaction.atomic():
+                lock()
+                locked.set()
+                release.wait(hold_s)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert locked.wait(10), "the other connection never took the lock"
+        yield
+    finally:
+        release.set()
+        holder.join(hold_s)

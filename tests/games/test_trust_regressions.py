@@ -14,7 +14,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.core.management import call_command
-from django.db import OperationalError, connection, transaction
+from django.db import OperationalError, connection
 from django.test import Client
 
 from accounts.models import User
@@ -34,6 +34,7 @@ from tests.games.helpers import (
     make_table,
     make_users,
     play_out,
+    rows_locked_elsewhere,
 )
 from tests.https import HTTPS
 
@@ -234,21 +235,8 @@ def test_a_ready_locks_the_others_ladder_rows_only_when_the_hand_starts() -> Non
     table = make_table(users[0], ranked=False, preset_name="ranked", stake=100)
     for index, user in enumerate(users):
         services.seat_take(table_id=table.pk, user=user, index=index)
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_row() -> None:  # another transaction holds the last player's ladder row
-        try:
-            with transaction.atomic():
-                LadderProfile.objects.select_for_update().get(user=users[3])
-                locked.set()
-                release.wait(30)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_row)
-    holder.start()
-    try:
-        assert locked.wait(10)
+    last_players_row = LadderProfile.objects.select_for_update().filter(user=users[3])
+    with rows_locked_elsewhere(last_players_row.get):  # another transaction holds it
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '2s'")
         for user in users[:3]:
@@ -257,9 +245,6 @@ def test_a_ready_locks_the_others_ladder_rows_only_when_the_hand_starts() -> Non
             services.seat_ready(table_id=table.pk, user=users[3])
         assert not Hand.objects.filter(match__table=table).exists()
         assert Seat.objects.filter(table=table, ready=True).count() == 3
-    finally:
-        release.set()
-        holder.join(30)
     assert services.seat_ready(table_id=table.pk, user=users[3]) is not None
 
 

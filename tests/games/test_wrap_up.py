@@ -5,12 +5,11 @@ then the table does not start another hand."""
 
 from __future__ import annotations
 
-import threading
 import time
 from datetime import timedelta
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 from django.test import Client
 
 from accounts.models import User
@@ -28,6 +27,7 @@ from tests.games.helpers import (
     fresh,
     make_table,
     make_users,
+    rows_locked_elsewhere,
     seat_all,
 )
 
@@ -185,21 +185,7 @@ def test_a_wrap_up_that_fails_after_the_last_move_is_done_by_the_wrap_up_task(
     hand = to_the_last_move(users, worker=True)
     ended = last_move_without_wrap_up(hand, users)
     table_id = hand.match.table_id
-    locked, release = threading.Event(), threading.Event()
-
-    def hold_the_table_row() -> None:
-        try:
-            with transaction.atomic():
-                Table.objects.select_for_update().get(pk=table_id)
-                locked.set()
-                release.wait(20)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold_the_table_row)
-    holder.start()
-    try:
-        assert locked.wait(20)
+    with rows_locked_elsewhere(lambda: Table.objects.select_for_update().get(pk=table_id)):
         with connection.cursor() as cursor:
             cursor.execute("SET lock_timeout = '200ms'")
         try:
@@ -208,9 +194,6 @@ def test_a_wrap_up_that_fails_after_the_last_move_is_done_by_the_wrap_up_task(
             with connection.cursor() as cursor:
                 cursor.execute("RESET lock_timeout")
         assert fresh(hand).awaiting_wrap_up  # the failed attempt changed nothing
-    finally:
-        release.set()
-        holder.join()
     waited = time.monotonic() + 20
     while fresh(hand).awaiting_wrap_up:
         assert time.monotonic() < waited, "the wrap-up task never wrapped the hand up"
