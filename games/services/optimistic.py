@@ -68,7 +68,7 @@ class Planned:
     action: str
     state: HandState  # after the move
     limit_s: float  # seconds from the statement's clock to the next deadline (0: it ended)
-    lines: tuple[SystemLine, ...] = ()  # the chat's system lines the move writes
+    lines: tuple[SystemLine, ...]  # the chat's system lines the move writes
 
     @property
     def ends_hand(self) -> bool:
@@ -92,10 +92,8 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
         state.apply(action, seat)
     except ShengjiError:
         return None
-    lines = tuple(play_lines(state, before))
-    if state.phase == FINISHED:
-        return Planned(facts, seat, str(action), state, 0.0, lines)
-    return Planned(facts, seat, str(action), state, _limit_s(state, facts), lines)
+    limit_s = 0.0 if state.phase == FINISHED else _limit_s(state, facts)
+    return Planned(facts, seat, str(action), state, limit_s, tuple(play_lines(state, before)))
 
 
 def _limit_s(state: HandState, facts: MoveFacts) -> float:
@@ -218,11 +216,11 @@ async def _write(planned: Planned, mover: Mover, table_id: int) -> Written | Non
         # statement have committed before the connection broke, the locking path finds the
         # seq moved on and refuses the repeat: the move is in the log once.)
         logger.warning(
-            "optimistic move on hand %s failed (%s); taking the locking path",
+            "optimistic move on hand %s failed (%s: %s); taking the locking path",
             facts.hand_id,
             type(error).__name__,
+            error,
         )
-        logger.debug("optimistic move on hand %s: %s", facts.hand_id, error)
         return None
     return None if row is None else Written(*row)
 
