@@ -563,6 +563,7 @@ class TableConsumer(SessionBound):
             )
             if moved is not None:
                 self.check_due = False  # its statement checked the session
+                await self._show_own_move(moved.message)
                 if moved.task_due:
                     _in_background(moved.send_task())
                 return
@@ -577,14 +578,27 @@ class TableConsumer(SessionBound):
 
     # --- group events --------------------------------------------------------------------
 
+    async def _show_own_move(self, event: dict[str, Any]) -> None:
+        """The mover's own view of its one-statement move, sent at once: the group's copy
+        waits in this socket's queue until the whole handler is done (a row's touch, say),
+        and the player would wait with it. That copy is then not sent again (``hand_view``)."""
+        if not self.ended and self.held is None:
+            await self._forward_view(event)
+
     async def hand_view(self, event: dict[str, Any]) -> None:
-        if self.ended:
+        if self.ended or self._sent_already(event):
             pass
         elif self.held is not None:  # a state is being read: it may be older than this view
             self.held.append(event)
         else:
             await self._forward_view(event)
         self._learn(event)
+
+    def _sent_already(self, event: dict[str, Any]) -> bool:
+        """Whether this socket was sent the view's hand at its seq or later (the mover's own
+        view, ``_show_own_move``; a state read since): the client would drop it."""
+        hand, seq = self.sent_at
+        return bool(event["hand"] == hand and event["seq"] <= seq)
 
     def _learn(self, event: dict[str, Any]) -> None:
         """What the change tells this process for the table's next move (once per process:

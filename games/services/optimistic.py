@@ -227,10 +227,13 @@ async def _write(planned: Planned, mover: Mover, table_id: int) -> Written | Non
 
 @dataclass(frozen=True)
 class Moved:
-    """A move the statement made, its views sent; what may be left to do is ``send_task``."""
+    """A move the statement made, its views sent; what may be left to do is ``send_task``.
+    ``message`` is the group's (``realtime.hand_view_message``): the mover's socket sends its
+    own view from it at once, rather than behind the rest of its handler."""
 
     planned: Planned
     written: Written
+    message: dict[str, Any]
 
     @property
     def task_due(self) -> bool:
@@ -292,7 +295,7 @@ async def move_by_statement(
     if planned.lines:
         payloads = [system_payload(line, written.at) for line in planned.lines]
         await realtime.chat_async(table_id, payloads)
-    return Moved(planned, written)
+    return Moved(planned, written, message)
 
 
 async def table_act_optimistic(

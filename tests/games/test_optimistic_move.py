@@ -344,6 +344,55 @@ async def test_the_movers_own_view_does_not_wait_for_the_deadline_tasks_publish(
             await peer.socket.disconnect()
 
 
+async def test_the_movers_own_view_does_not_wait_for_the_rest_of_its_handler(
+    celery_worker: object, settings: Any
+) -> None:
+    """A move also touches its socket's row when due (``_moved_is_presence``), in the same
+    handler, after the statement. Here that row is locked by another connection, so the
+    handler cannot finish; the mover still has its view at once, and exactly once (the group's
+    copy, read after the handler, is not sent again)."""
+    from channels.db import database_sync_to_async
+
+    from games.models import SeatConnection
+    from tests.games.helpers import rows_locked_elsewhere
+    from tests.games.test_table_socket import choose, connect, setup_table, start_hand, whose_turn
+
+    timeout_s = 3
+    settings.SHENGJI_CONNECTION_TIMEOUT_S = timeout_s
+    settings.SHENGJI_SOCKET_BURST = 1000
+    users, table_id = await database_sync_to_async(setup_table)(bury_seconds=60, play_seconds=60)
+    peers = [await connect(table_id, user, f"seat-{i}") for i, user in enumerate(users)]
+    try:
+        await start_hand(peers, table_id)
+        dealer = whose_turn(peers)
+        kind, cards = choose(dealer.hand_view)
+        seq = dealer.seq
+        await asyncio.sleep(timeout_s / 2)  # the move's touch of the socket's row is due
+        index = peers.index(dealer)
+
+        def lock_row() -> object:
+            rows = SeatConnection.objects.select_for_update().filter(
+                seat__table_id=table_id, seat__index=index
+            )
+            return list(rows)
+
+        with rows_locked_elsewhere(lock_row, hold_s=20):
+            await dealer.socket.send_json_to({"type": kind, "cards": cards, "seq": seq})
+            await dealer.until(lambda f: f["type"] == "view" and f["seq"] > seq, timeout=5)
+            assert await database_sync_to_async(move_connections)() >= 1  # by the statement
+        for peer in peers:
+            if peer.seq <= seq:
+                await peer.until(lambda f: f["type"] == "view" and f["seq"] > seq)
+        await asyncio.sleep(0.5)  # the handler has ended: the group's copy was read
+        while not dealer.socket.output_queue.empty():
+            await dealer.receive(1)
+        views = [f for f in dealer.frames if f["type"] == "view" and f["seq"] == seq + 1]
+        assert len(views) == 1
+    finally:
+        for peer in peers:
+            await peer.socket.disconnect()
+
+
 def test_the_same_move_sent_twice_at_once_is_logged_once() -> None:
     """A script firing its play on two sockets at the same instant: both statements target
     the same seq, one moves the hand, the other finds it moved and writes nothing."""
