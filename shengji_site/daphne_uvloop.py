@@ -6,8 +6,10 @@ first imported. With uvloop's policy set before that import the loop is libuv's:
 callbacks, the sockets' readiness and the timers cost less of the process's CPU than on asyncio's
 pure-Python loop (11–15 % of daphne's CPU per action in alternated runs: docs/proof/LOAD.md,
 *daphne on uvloop, and uvicorn*).
-Everything else is daphne's as it comes. ``SHENGJI_DAPHNE_LOOP=asyncio`` keeps asyncio's loop
-(to measure one against the other, or should a platform lack uvloop).
+Its TCP writes go to the socket at once when nothing waits before them (``writethrough``: a
+frame no longer waits for the loop's next turn). Everything else is daphne's as it comes.
+``SHENGJI_DAPHNE_LOOP=asyncio`` keeps asyncio's loop (to measure one against the other, or
+should a platform lack uvloop); ``SHENGJI_WRITE_THROUGH=0`` keeps Twisted's buffered writes.
 """
 
 from __future__ import annotations
@@ -33,8 +35,26 @@ def use_loop(loop: str) -> None:
         asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 
-def main() -> None:
+def writes_through() -> bool:
+    """Whether daphne's writes go out at once (``writethrough``); ``SHENGJI_WRITE_THROUGH=0``
+    keeps Twisted's own buffered writes, to measure one against the other."""
+    setting = os.environ.get("SHENGJI_WRITE_THROUGH") or "1"
+    if setting not in {"0", "1"}:
+        raise SystemExit(f"SHENGJI_WRITE_THROUGH must be 0 or 1, not {setting!r}")
+    return setting == "1"
+
+
+def prepare() -> None:
+    """Before daphne starts: the loop its reactor runs on, and how its sockets are written."""
     use_loop(chosen_loop())
+    if writes_through():
+        from shengji_site import writethrough
+
+        writethrough.install()
+
+
+def main() -> None:
+    prepare()
     from daphne.cli import CommandLineInterface
 
     CommandLineInterface.entrypoint()
