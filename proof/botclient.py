@@ -152,18 +152,21 @@ class SeatClient:
         self._raise_task_failures()
 
     async def act_if_my_turn(self) -> None:
-        action = self.decide()
-        if action is None:
-            return
-        kind, cards = action
+        """Think, then decide and send. The bot decides after the think time, as a player's
+        own device would while they think: deciding on receipt would make the table's other
+        seats, read by this same process, wait for the decision (a bench artefact)."""
         key = (self.hand_id, self.seq)
         if key == self._acting_on:
-            return  # already sent for this view
+            return  # already acting on this view
         self._acting_on = key
         if self.think:
             await asyncio.sleep(self._think_time())
             if (self.hand_id, self.seq) != key:
                 return  # the hand moved on while thinking: the newer view decides again
+        action = self.decide()
+        if action is None:
+            return
+        kind, cards = action
         self.sent.append(Sent(kind, key[1], cards, time.monotonic(), key[0]))
         field_name = "calls" if kind == "call" else "cards"  # docs/PROTOCOL.md, ``call``
         await self.send({"type": kind, "seq": key[1], field_name: cards})
