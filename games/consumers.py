@@ -257,6 +257,11 @@ class SessionBound(AsyncJsonWebsocketConsumer):
 
 
 class TableConsumer(SessionBound):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.taking = asyncio.Lock()  # held while the socket takes a message
+        self.layer_taken = 0  # messages of the channel layer taken from the socket's queue
+
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its trip, before every message, to the one shared thread
         to close old database connections: nothing here touches the database except through
@@ -265,7 +270,29 @@ class TableConsumer(SessionBound):
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:
             raise ValueError(f"no handler for message type {message['type']}")
-        await handler(message)
+        try:
+            async with self.taking:
+                await handler(message)
+        finally:
+            if not message["type"].startswith("websocket."):
+                self.layer_taken += 1  # one of the channel layer's
+
+    async def websocket_connect(self, message: dict[str, Any]) -> None:
+        take_at_once = getattr(self.channel_layer, "take_at_once", None)
+        if take_at_once is not None:
+            take_at_once(self.channel_name, self._take_at_once)
+        await super().websocket_connect(message)
+
+    async def _take_at_once(self, message: dict[str, Any], queued: int) -> bool:
+        """A move's views, taken in the sender's task when this socket is idle (the channel
+        layer's ``take_at_once``): the eight sockets of a table need no wake-up each. Only
+        when every message queued for the socket was taken (``queued``) and none is being
+        taken, so that the socket's frames keep their order; else False, and it is queued."""
+        if message["type"] != "hand.view" or self.taking.locked() or queued != self.layer_taken:
+            return False
+        async with self.taking:
+            await self.hand_view(message)
+        return True
 
     async def connect(self) -> None:
         self.table_id = int(self.scope["url_route"]["kwargs"]["table_id"])
@@ -312,6 +339,9 @@ class TableConsumer(SessionBound):
 
     async def disconnect(self, code: int) -> None:
         watch.discard(self)
+        drop_at_once = getattr(self.channel_layer, "drop_at_once", None)
+        if drop_at_once is not None:
+            drop_at_once(self.channel_name)
         task = getattr(self, "refresh_task", None)
         if task is not None:
             task.cancel()

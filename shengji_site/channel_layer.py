@@ -26,13 +26,16 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+# A socket's handler of a message at once (``take_at_once``): given the message and how many
+# were queued for the socket so far, True if it took the message.
+AtOnce = Callable[[dict[str, Any], int], Awaitable[bool]]
 
 
 def _raise_if_cancelled() -> None:
@@ -62,6 +65,10 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         self.local_members: dict[str, set[str]] = {}
         # group → this process's last Redis half of a ``group_send_soon``, until it is done.
         self.sending: dict[str, asyncio.Future[None]] = {}
+        # channel → the socket's handler that takes a message at once (``take_at_once``), and
+        # how many messages were put in its queue since (the socket counts those it took).
+        self.at_once: dict[str, AtOnce] = {}
+        self.queued: dict[str, int] = {}
 
     async def group_add(self, group: str, channel: str) -> None:
         """Listed here before Redis hears of it: a send meanwhile already reaches the socket
@@ -130,7 +137,26 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
                 await asyncio.sleep(1)
                 continue
             for channel in to if isinstance(to, list) else [to]:
-                self.receive_buffer[channel].put_nowait(message)
+                self._queue(channel, message)
+
+    def _queue(self, channel: str, message: dict[str, Any]) -> None:
+        """Into the socket's queue, which its own task reads in order."""
+        self.receive_buffer[channel].put_nowait(message)
+        if channel in self.at_once:
+            self.queued[channel] += 1
+
+    def take_at_once(self, channel: str, handler: AtOnce) -> None:
+        """From now on ``group_send_soon`` may hand a message of the group to this socket of
+        this process by awaiting ``handler(message)`` in the sender's task, rather than through
+        its queue. The handler takes it only if the socket has taken every message queued for
+        it and is not taking one now (it returns False otherwise, and the message is queued):
+        so a socket's messages keep their order. Until ``drop_at_once`` (the socket closing)."""
+        self.at_once[channel] = handler
+        self.queued[channel] = 0
+
+    def drop_at_once(self, channel: str) -> None:
+        self.at_once.pop(channel, None)
+        self.queued.pop(channel, None)
 
     async def close_pools(self) -> None:
         if self.reader is not None:
@@ -177,7 +203,7 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         if not self._on_reader_loop():
             await self.group_send_after(group, message, first=first)
             return
-        self._deliver_here(group, message)
+        await self._hand_over_here(group, message)
         before = self.sending.get(group)
         task = asyncio.ensure_future(self._send_elsewhere_after(before, group, message, first))
         self.sending[group] = task
@@ -191,7 +217,27 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         if local:
             delivered = dict(message)  # as channels-redis hands one copy to the process
             for channel in local:
-                self.receive_buffer[channel].put_nowait(delivered)
+                self._queue(channel, delivered)
+
+    async def _hand_over_here(self, group: str, message: dict[str, Any]) -> None:
+        """``_deliver_here``, each socket that takes messages at once and is idle taking it
+        in this task (no wake-up of its own), the others through their queues."""
+        local = self.local_members.get(group)
+        if not local:
+            return
+        delivered = dict(message)
+        for channel in list(local):
+            handler = self.at_once.get(channel)
+            if handler is not None and await self._taken_at_once(handler, channel, delivered):
+                continue
+            self._queue(channel, delivered)
+
+    async def _taken_at_once(self, handler: AtOnce, channel: str, message: dict[str, Any]) -> bool:
+        try:
+            return await handler(message, self.queued.get(channel, 0))
+        except Exception:  # one socket's failure is not the sender's nor the other sockets'
+            logger.exception("channel layer: a socket failed to take a message at once")
+            return True  # as a queued message whose handler failed: not taken again
 
     async def _send_elsewhere(
         self, group: str, message: dict[str, Any], first: Sequence[Any], *, here: bool

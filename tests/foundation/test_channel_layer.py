@@ -225,3 +225,42 @@ async def test_this_process_lists_its_own_members_as_they_join_and_leave(
     await here.flush()
     await here.close_pools()
     await elsewhere.close_pools()
+
+
+async def test_a_soon_send_hands_a_message_at_once_to_the_sockets_that_take_it(
+    redis_url: str, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Three sockets here take messages at once: one takes it (its queue gets nothing), one
+    declines (busy: it is queued, and counted), one fails (logged; the others still get it,
+    and it is not queued again). A socket without a handler is queued as before."""
+    here = process(redis_url, prefix)
+    taker, busy, failing, plain = [await here.new_channel() for _ in range(4)]
+    taken: list[tuple[str, dict[str, Any], int]] = []
+
+    def handler(channel: str, takes: bool) -> Any:
+        async def take(message: dict[str, Any], queued: int) -> bool:
+            taken.append((channel, message, queued))
+            if channel == failing:
+                raise RuntimeError("the socket broke")
+            return takes
+
+        return take
+
+    for channel, takes in [(taker, True), (busy, False), (failing, True)]:
+        here.take_at_once(channel, handler(channel, takes))
+    for channel in [failing, taker, busy, plain]:
+        await here.group_add("table_9", channel)
+    receiving = await listening(here, plain)  # this loop is the one the sockets receive on
+    await here.group_send_soon("table_9", {"type": "hand.view", "seq": 9})
+    assert sorted(channel for channel, _, _ in taken) == sorted([taker, busy, failing])
+    assert all(message == {"type": "hand.view", "seq": 9} and q == 0 for _, message, q in taken)
+    assert "a socket failed to take a message at once" in caplog.text
+    assert here.queued == {taker: 0, busy: 1, failing: 0}
+    assert await asyncio.wait_for(here.receive(busy), HERE_S) == {"type": "hand.view", "seq": 9}
+    assert await asyncio.wait_for(receiving, HERE_S) == {"type": "hand.view", "seq": 9}
+    for channel in [taker, failing]:
+        assert channel not in here.receive_buffer or here.receive_buffer[channel].empty()
+    here.drop_at_once(busy)
+    assert busy not in here.at_once and busy not in here.queued
+    await here.flush()
+    await here.close_pools()
