@@ -226,10 +226,18 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         if not local:
             return
         delivered = dict(message)
-        for channel in list(local):
+        members = list(local)
+        for index, channel in enumerate(members):
             handler = self.at_once.get(channel)
-            if handler is not None and await self._taken_at_once(handler, channel, delivered):
-                continue
+            try:
+                if handler is not None and await self._taken_at_once(handler, channel, delivered):
+                    continue
+            except asyncio.CancelledError:
+                # The sender cancelled mid-way: the sockets not yet served have it queued (the
+                # one being served too: a view it sent already is not sent again).
+                for rest in members[index:]:
+                    self._queue(rest, delivered)
+                raise
             self._queue(channel, delivered)
 
     async def _taken_at_once(self, handler: AtOnce, channel: str, message: dict[str, Any]) -> bool:

@@ -264,3 +264,33 @@ async def test_a_soon_send_hands_a_message_at_once_to_the_sockets_that_take_it(
     assert busy not in here.at_once and busy not in here.queued
     await here.flush()
     await here.close_pools()
+
+
+async def test_a_soon_send_cancelled_while_a_socket_takes_it_queues_it_for_the_rest(
+    redis_url: str, prefix: str
+) -> None:
+    """The sender is cancelled while the first socket is taking the message at once: that
+    socket and every one not yet served find it in their queues."""
+    here = process(redis_url, prefix)
+    channels = [await here.new_channel() for _ in range(3)]
+    started = asyncio.Event()
+
+    async def stuck(message: dict[str, Any], queued: int) -> bool:
+        started.set()
+        await asyncio.sleep(60)
+        return True
+
+    for channel in channels:
+        here.take_at_once(channel, stuck)
+        await here.group_add("table_11", channel)
+    await listening(here, await here.new_channel())  # the reader runs on this loop
+    sending = asyncio.ensure_future(here.group_send_soon("table_11", {"type": "hand.view"}))
+    await asyncio.wait_for(started.wait(), HERE_S)
+    sending.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await sending
+    for channel in channels:
+        message = await asyncio.wait_for(here.receive(channel), HERE_S)
+        assert message == {"type": "hand.view"}
+    await here.flush()
+    await here.close_pools()
