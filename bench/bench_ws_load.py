@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from proof.cpu import CpuMeter, asgi_pids, server_pids  # noqa: E402
+from proof.load.moveparts import format_parts, move_parts, read_marks  # noqa: E402
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
 from proof.load.report import format_table, report, steady_play  # noqa: E402
@@ -67,14 +68,16 @@ from shengji_site.launcher import ASGI_SERVERS  # noqa: E402
 # --- the site --------------------------------------------------------------------------------
 
 
-def start_site(options: Options) -> Any:
-    """A ``LiveSite`` of its own, started (or the ``RunningSite`` at ``--url``)."""
+def start_site(options: Options, trace: Path | None = None) -> Any:
+    """A ``LiveSite`` of its own, started (or the ``RunningSite`` at ``--url``); with
+    ``trace``, its ASGI processes mark each move's path in that folder (games/movetrace.py)."""
     from proof.livesite import LiveSite, RunningSite
 
     if options.url:
         return RunningSite(options.url)
     base = Path(options.base or tempfile.mkdtemp(prefix="shengji-load-"))
-    site = LiveSite(base, env=options.site_env, daphnes=options.daphnes, server=options.server)
+    env = {**options.site_env, **({"SHENGJI_MOVE_TRACE": str(trace)} if trace else {})}
+    site = LiveSite(base, env=env, daphnes=options.daphnes, server=options.server)
     try:
         site.start()
     except BaseException:
@@ -108,14 +111,21 @@ def make_tables(site: Any, options: Options) -> list[dict[str, Any]]:
 
 
 def run_bench(options: Options, log: Callable[[str], None] = print) -> dict[str, Any]:
-    site = start_site(options)
+    trace = Path(tempfile.mkdtemp(prefix="shengji-trace-")) if options.trace else None
+    site = start_site(options, trace)
     try:
-        return measure(site, options, log)
+        result = measure(site, options, log)
     finally:
         if hasattr(site, "stop"):
             site.stop()
             if options.base is None:  # a folder of our own: its database, logs, everything
                 shutil.rmtree(site.base, ignore_errors=True)
+    if trace is not None:
+        result["move_parts"] = move_parts(result.pop("moves"), read_marks(trace))
+        shutil.rmtree(trace, ignore_errors=True)
+    else:
+        result.pop("moves", None)
+    return result
 
 
 def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str, Any]:
@@ -181,6 +191,7 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     game = run_phase(game_jobs, options.procs, game_starts)
     game_cpu = meter.stop()
     result = report(options, echo, echo_cpu, game, game_cpu, steady_play(game, meter.between))
+    result["moves"] = [move for part in game for move in part.get("moves", [])]
     if options.keep_samples:  # each process's CPU seconds as sampled, beside the latencies
         result["samples_s"]["cpu_timeline"] = [
             [round(at, 3), {name: round(s, 3) for name, s in cpu.items()}]
@@ -258,6 +269,12 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--seed", type=int, default=Options.seed)
     add("--profile", action="store_true", help="py-spy on the first ASGI process: CPU by layer")
     add(
+        "--trace",
+        action="store_true",
+        help="mark each one-statement move's path in the site (games/movetrace.py): its time"
+        " by part",
+    )
+    add(
         "--keep-samples",
         action="store_true",
         help="every latency in the JSON line, with when each was sent, and the processes' CPU"
@@ -289,6 +306,7 @@ def parse(argv: list[str] | None = None) -> Options:
         site_env=dict(item.split("=", 1) for item in args.site_env),
         seed=args.seed,
         profile=args.profile,
+        trace=args.trace,
         keep_samples=args.keep_samples,
     )
 
@@ -299,6 +317,8 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     result = run_bench(options, log=lambda line: print(line, flush=True))
     print(format_table(result))
+    if "move_parts" in result:
+        print(format_parts(result["move_parts"]))
     print(json.dumps({"bench": "ws_load", **result, "options": asdict(options)}))
 
 

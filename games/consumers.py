@@ -16,7 +16,7 @@ from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
-from games import ratelimits, selectors, services
+from games import movetrace, ratelimits, selectors, services
 from games.errors import ApplicationError
 from games.groupwatch import watch
 from games.realtime import session_digest, table_group, user_group
@@ -651,6 +651,7 @@ class TableConsumer(SessionBound):
 
     async def _send_view(self, event: dict[str, Any], frame: str) -> None:
         await self.send(text_data=frame)
+        movetrace.mark("sent", event["hand"], event["seq"])
         self.sent_at = max(self.sent_at, (event["hand"], event["seq"]))
 
     def _missed_before(self, event: dict[str, Any]) -> bool:

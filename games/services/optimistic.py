@@ -35,7 +35,7 @@ from django.conf import settings
 from django.db import connection
 from psycopg.types.json import Jsonb
 
-from games import asyncdb, realtime
+from games import asyncdb, movetrace, realtime
 from games.engine import HandState, ShengjiError, view_for, view_public
 from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
@@ -273,9 +273,11 @@ async def move_by_statement(
     planned = plan(facts, mover, kind, cards, seq)
     if planned is None:
         return None
+    movetrace.mark("planned", facts.hand_id, seq)
     written = await _write(planned, mover, table_id)
     if written is None:
         return None
+    movetrace.mark("written", facts.hand_id, seq)
     new_seq, deadline = written.seq, written.deadline
     state = planned.state
     remember_state(facts.hand_id, state)
@@ -291,7 +293,9 @@ async def move_by_statement(
         deadline=deadline,
         facts=shared_facts(facts, state, facts.seq),
     )
+    movetrace.mark("views", facts.hand_id, seq)
     await realtime.hand_changed_async(table_id, message)
+    movetrace.mark("handed", facts.hand_id, seq)
     if planned.lines:
         payloads = [system_payload(line, written.at) for line in planned.lines]
         await realtime.chat_async(table_id, payloads)

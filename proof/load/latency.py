@@ -98,13 +98,15 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
     """Latency of every call, bury and play (send → the last of the table's seats sees a newer
     view), the errors the frames show, and the span of the game. Each latency has a kind:
     ``call`` (找朋友's dealer), ``bury``, ``play``, or ``hand_end`` (the play that ended a
-    hand: its transaction settles the hand)."""
+    hand: its transaction settles the hand). ``moves``: each action's hand, seq, send, and
+    when its first and last seat saw it."""
     latencies: list[float] = []
     kinds: list[str] = []
     errors: list[str] = []
     bid_races = 0
     spans: list[float] = []
     action_times: list[float] = []
+    moves: list[list[Any]] = []
     plays: list[list[float]] = []
     for clients in tables:
         plays.append(first_hand_plays(clients))
@@ -120,6 +122,9 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
                     continue
                 last = max(t for t in times if t is not None)
                 latencies.append(last - sent.at)
+                moves.append(
+                    [sent.hand, sent.seq, sent.at, min(t for t in times if t is not None), last]
+                )
                 ended = sent.hand is not None and ends.get(sent.hand) == sent.seq + 1
                 kinds.append("hand_end" if ended else sent.kind)
                 spans += [sent.at, last]
@@ -141,6 +146,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
         "first_at": min(spans, default=None),
         "last_at": max(spans, default=None),
         "action_times": action_times,
+        "moves": moves,  # [hand, seq, sent, first seen, last seen] (moveparts.py)
         "steady": [[min(p), max(p)] for p in plays if p],
     }
 

@@ -27,6 +27,7 @@ def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path, server: str)
         hand_budget=120.0,
         base=str(tmp_path / "site"),
         keep_samples=True,
+        trace=True,
     )
     result = run_bench(options, log=lambda line: None)
 
@@ -45,6 +46,13 @@ def test_two_tables_play_a_hand_each_with_no_errors(tmp_path: Path, server: str)
     assert samples["echo_concurrent"] and all(x > 0 for x in samples["echo_concurrent"])
     assert result["game_ms"]["p50"] <= result["game_ms"]["p99"] <= result["game_ms"]["max"]
     assert result["ratio_vs_concurrent"] is not None
+    # --trace: the plays by the one statement, each timed by part; the parts add up.
+    parts = result["move_parts"]
+    assert 0 < parts["moves"] <= result["actions"]
+    p50 = {name: figures["p50"] for name, figures in parts["parts_ms"].items()}
+    assert all(value >= 0 for value in p50.values())
+    assert p50["whole"] <= result["game_ms"]["max"]
+    assert "moves" not in result
     # Each process's CPU as sampled through the game: in time order, never going back.
     timeline = samples["cpu_timeline"]
     assert len(timeline) >= 2 and [t for t, _ in timeline] == sorted(t for t, _ in timeline)
