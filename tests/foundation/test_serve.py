@@ -264,27 +264,32 @@ print(type(reactor).__name__, type(reactor._asyncioEventloop).__module__)
 """
 
 
+def python_with(
+    name: str, setting: str | None, *args: str, check: bool = True
+) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with ``args``, the environment variable ``name`` set to
+    ``setting`` (None: unset)."""
+    env = {k: v for k, v in os.environ.items() if k != name}
+    if setting is not None:
+        env[name] = setting
+    return subprocess.run(
+        [sys.executable, *args], env=env, capture_output=True, text=True, timeout=60, check=check
+    )
+
+
 @pytest.mark.parametrize(("setting", "loop_module"), [(None, "uvloop"), ("asyncio", "asyncio")])
 def test_daphne_runs_its_reactor_on_uvloop_unless_told_otherwise(
     setting: str | None, loop_module: str
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SHENGJI_DAPHNE_LOOP"}
-    if setting is not None:
-        env["SHENGJI_DAPHNE_LOOP"] = setting
-    probe = subprocess.run(
-        [sys.executable, "-c", DAPHNE_LOOP_PROBE], env=env, capture_output=True, text=True,
-        timeout=60, check=True,
-    )  # fmt: skip
+    probe = python_with("SHENGJI_DAPHNE_LOOP", setting, "-c", DAPHNE_LOOP_PROBE)
     reactor, module = probe.stdout.split()
     assert reactor == "AsyncioSelectorReactor"
     assert module.split(".")[0] == loop_module
 
 
 def test_an_unknown_daphne_loop_is_refused_by_name() -> None:
-    env = {**os.environ, "SHENGJI_DAPHNE_LOOP": "tokio"}
-    probe = subprocess.run(
-        [sys.executable, "-m", "shengji_site.daphne_uvloop", "--help"], env=env,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    probe = python_with(
+        "SHENGJI_DAPHNE_LOOP", "tokio", "-m", "shengji_site.daphne_uvloop", "--help", check=False
+    )
     assert probe.returncode != 0
     assert "SHENGJI_DAPHNE_LOOP must be one of uvloop, asyncio, not 'tokio'" in probe.stderr

@@ -4,10 +4,7 @@ is buffered in order behind it, and a lost peer is Twisted's to report as before
 
 from __future__ import annotations
 
-import os
 import socket
-import subprocess
-import sys
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +15,7 @@ from twisted.internet.selectreactor import SelectReactor
 
 from shengji_site.writethrough import _buffered_write as twisteds_write
 from shengji_site.writethrough import write_through
+from tests.foundation.test_serve import python_with
 
 
 @pytest.fixture
@@ -118,21 +116,13 @@ print(tcp.Connection.write is writethrough.write_through)
 def test_daphnes_process_writes_through_unless_told_otherwise(
     setting: str | None, installed: str
 ) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SHENGJI_WRITE_THROUGH"}
-    if setting is not None:
-        env["SHENGJI_WRITE_THROUGH"] = setting
-    probe = subprocess.run(
-        [sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, timeout=60,
-        check=True,
-    )  # fmt: skip
+    probe = python_with("SHENGJI_WRITE_THROUGH", setting, "-c", PROBE)
     assert probe.stdout.split() == [installed]
 
 
 def test_an_unknown_write_setting_is_refused_by_name() -> None:
-    env = {**os.environ, "SHENGJI_WRITE_THROUGH": "yes"}
-    probe = subprocess.run(
-        [sys.executable, "-m", "shengji_site.daphne_uvloop", "--help"], env=env,
-        capture_output=True, text=True, timeout=60,
-    )  # fmt: skip
+    probe = python_with(
+        "SHENGJI_WRITE_THROUGH", "yes", "-m", "shengji_site.daphne_uvloop", "--help", check=False
+    )
     assert probe.returncode != 0
     assert "SHENGJI_WRITE_THROUGH must be 0 or 1, not 'yes'" in probe.stderr
