@@ -5,10 +5,9 @@ Off unless ``SHENGJI_MOVE_TRACE`` names a folder when the process starts. Then e
 appends a line per mark to a file of its own there, ``<mark> <hand> <seq> <time>``, the time by
 ``time.monotonic()`` (CLOCK_MONOTONIC: one clock for every process of the machine, so the
 bench's clients' times compare). For the move made at ``seq``: ``planned`` (checked against
-the kept state), ``written`` (the statement answered), ``views`` (every seat's view encoded),
-``handed`` (this process's sockets were handed them or have them queued); and ``sent`` with the
-view's own seq (``seq`` + 1) for each view frame a socket writes. Each mark is a small write
-of its own.
+the kept state), ``written`` (the statement answered), ``views`` (every seat's view
+encoded); and ``sent`` with the view's own seq (``seq`` + 1) for each view frame a socket
+writes. Each mark is a small write of its own.
 """
 
 from __future__ import annotations

@@ -839,6 +839,7 @@ def quick_leave(request: HttpRequest) -> HttpResponse:
 
 # --- one click to play, private tables (issue 16) ---------------------------------------------
 
+
 @lobby_action
 def practice(request: HttpRequest) -> HttpResponse:
     """和电脑练习: one POST seats the player with bots in every other seat at a private table

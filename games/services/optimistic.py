@@ -295,7 +295,6 @@ async def move_by_statement(
     )
     movetrace.mark("views", facts.hand_id, seq)
     await realtime.hand_changed_async(table_id, message)
-    movetrace.mark("handed", facts.hand_id, seq)
     if planned.lines:
         payloads = [system_payload(line, written.at) for line in planned.lines]
         await realtime.chat_async(table_id, payloads)

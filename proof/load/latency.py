@@ -99,7 +99,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
     view), the errors the frames show, and the span of the game. Each latency has a kind:
     ``call`` (找朋友's dealer), ``bury``, ``play``, or ``hand_end`` (the play that ended a
     hand: its transaction settles the hand). ``moves``: each action's hand, seq, send, and
-    when its first and last seat saw it."""
+    when its last seat saw it."""
     latencies: list[float] = []
     kinds: list[str] = []
     errors: list[str] = []
@@ -122,9 +122,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
                     continue
                 last = max(t for t in times if t is not None)
                 latencies.append(last - sent.at)
-                moves.append(
-                    [sent.hand, sent.seq, sent.at, min(t for t in times if t is not None), last]
-                )
+                moves.append([sent.hand, sent.seq, sent.at, last])
                 ended = sent.hand is not None and ends.get(sent.hand) == sent.seq + 1
                 kinds.append("hand_end" if ended else sent.kind)
                 spans += [sent.at, last]
@@ -146,7 +144,7 @@ def table_figures(tables: list[list[SeatClient]], hands: int, bids: bool) -> dic
         "first_at": min(spans, default=None),
         "last_at": max(spans, default=None),
         "action_times": action_times,
-        "moves": moves,  # [hand, seq, sent, first seen, last seen] (moveparts.py)
+        "moves": moves,  # [hand, seq, sent, last seen] (moveparts.py)
         "steady": [[min(p), max(p)] for p in plays if p],
     }
 

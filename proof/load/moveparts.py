@@ -1,6 +1,6 @@
 """A one-statement move's time by part (``bench/bench_ws_load.py --trace``): the site's marks
-(games/movetrace.py) joined, by hand and seq, with each move's send and the moment its first
-and last seat saw it (``latency.table_figures``' ``moves``). All on ``time.monotonic()``.
+(games/movetrace.py) joined, by hand and seq, with each move's send and the moment its last
+seat saw it (``latency.table_figures``' ``moves``). All on ``time.monotonic()``.
 
 Parts, each from one mark to the next: *in* (the client's send → the move checked against the
 kept state: the frame read, the consumer, the engine), *statement* (its round trip to
@@ -47,9 +47,9 @@ def move_parts(
     moves: list[list[Any]], marks: dict[tuple[int, int], dict[str, float]]
 ) -> dict[str, Any]:
     """p50, p90 and p99 of each part (ms), and each part's mean over the slowest 1 % of moves.
-    ``moves``: [hand, seq, sent, first seen, last seen] for each action sent."""
+    ``moves``: [hand, seq, sent, last seen] for each action sent."""
     rows = []
-    for hand, seq, sent, _first, last in moves:
+    for hand, seq, sent, last in moves:
         marked = marks.get((hand, seq), {})
         if not all(kind in marked for kind in (*MARKS, "last_frame")):
             continue
