@@ -5,8 +5,9 @@ Off unless ``SHENGJI_MOVE_TRACE`` names a folder when the process starts. Then e
 appends a line per mark to a file of its own there, ``<mark> <hand> <seq> <time>``, the time by
 ``time.monotonic()`` (CLOCK_MONOTONIC: one clock for every process of the machine, so the
 bench's clients' times compare). For the move made at ``seq``: ``planned`` (checked against
-the kept state), ``written`` (the statement answered), ``views`` (every seat's view
-encoded); and ``sent`` with the view's own seq (``seq`` + 1) for each view frame a socket
+the kept state), ``written`` (the statement answered; the views are encoded meanwhile),
+``views`` (the group's message ready: the deadline added, the state and facts kept); and
+``sent`` with the view's own seq (``seq`` + 1) for each view frame a socket
 writes. Each mark is a small write of its own.
 """
 

@@ -13,6 +13,7 @@ import asyncio
 import hashlib
 import logging
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -153,23 +154,55 @@ def hand_view_message(
     ``deadline`` (the hand's next one, None when it has none) rides in every frame: a client
     whose turn comes needs no ``state`` for its clock. ``facts`` (``movefacts.shared_facts``)
     let the processes that did not make the change take the next move in one statement."""
+    encoded = encode_views(hand_id, seq, views, public)
+    return views_message(encoded, occupants, watchable, prev=prev, deadline=deadline, facts=facts)
+
+
+@dataclass(frozen=True)
+class EncodedViews:
+    """A change's view frames encoded but for the deadline, their last key: the one-statement
+    move encodes them while its statement is on the way, before the database has said when
+    the next deadline falls. Each frame is its JSON object without the closing brace."""
+
+    hand_id: int
+    seq: int
+    frames: tuple[bytes, ...]
+    public: bytes
+
+
+def encode_views(
+    hand_id: int, seq: int, views: list[dict[str, Any]], public: dict[str, Any]
+) -> EncodedViews:
+    def opened(view: dict[str, Any]) -> bytes:
+        frame = {"type": "view", "hand": hand_id, "seq": seq, "view": view}
+        return orjson.dumps(frame)[:-1]
+
+    return EncodedViews(hand_id, seq, tuple(opened(view) for view in views), opened(public))
+
+
+def views_message(
+    encoded: EncodedViews,
+    occupants: list[int | None],
+    watchable: list[bool],
+    *,
+    prev: int | None = None,
+    deadline: datetime | None = None,
+    facts: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """``hand_view_message`` of views already encoded, with their deadline."""
     due = None if deadline is None else deadline.astimezone(UTC).isoformat()
+    closing = b',"deadline":' + orjson.dumps(due) + b"}"
     return {
         "type": "hand.view",
-        "hand": hand_id,
-        "seq": seq,
+        "hand": encoded.hand_id,
+        "seq": encoded.seq,
         "prev": prev,
-        "frames": [_view_frame(hand_id, seq, view, due) for view in views],
-        "public": _view_frame(hand_id, seq, public, due),
+        "frames": [(frame + closing).decode() for frame in encoded.frames],
+        "public": (encoded.public + closing).decode(),
         "occupants": occupants,
         "watchable": watchable,
         "facts": facts,
     }
-
-
-def _view_frame(hand_id: int, seq: int, view: dict[str, Any], deadline: str | None) -> str:
-    frame = {"type": "view", "hand": hand_id, "seq": seq, "view": view, "deadline": deadline}
-    return orjson.dumps(frame).decode()
 
 
 def hand_changed(table_id: int, message: dict[str, Any]) -> None:

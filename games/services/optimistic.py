@@ -23,6 +23,7 @@ after the views as there.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from dataclasses import dataclass, replace
@@ -222,7 +223,10 @@ async def _write(planned: Planned, mover: Mover, table_id: int) -> Written | Non
             error,
         )
         return None
-    return None if row is None else Written(*row)
+    if row is None:
+        return None
+    movetrace.mark("written", facts.hand_id, facts.seq)
+    return Written(*row)
 
 
 @dataclass(frozen=True)
@@ -260,6 +264,42 @@ class Moved:
             )
 
 
+class _ViewsSoon:
+    """A move's views made on the event loop's next turn, while its statement, sent in this
+    turn, is on its way: the loop has nothing else to do for the move until PostgreSQL
+    answers. (Made in a task of their own, the answer would wake that task and then this
+    one: a turn more before the views go out.)"""
+
+    def __init__(self, planned: Planned) -> None:
+        self.planned = planned
+        self.made: tuple[realtime.EncodedViews, dict[str, Any]] | None = None
+        self.handle = asyncio.get_running_loop().call_soon(self._make)
+
+    def _make(self) -> None:
+        self.made = _views_of(self.planned)
+
+    def result(self) -> tuple[realtime.EncodedViews, dict[str, Any]]:
+        """The views, made now if their turn has not come (the statement answered first, or
+        their making failed there: it fails here again, in the caller's task)."""
+        self.handle.cancel()
+        if self.made is None:
+            self._make()
+        assert self.made is not None
+        return self.made
+
+    def cancel(self) -> None:
+        self.handle.cancel()
+
+
+def _views_of(planned: Planned) -> tuple[realtime.EncodedViews, dict[str, Any]]:
+    """The move's views, encoded for the seq the statement gives the hand (the seq it was
+    checked at, plus one), and its facts for the other processes."""
+    facts, state = planned.facts, planned.state
+    views = [view_for(state, seat) for seat in range(state.players)]
+    encoded = realtime.encode_views(facts.hand_id, facts.seq + 1, views, view_public(state))
+    return encoded, shared_facts(facts, state, facts.seq)
+
+
 async def move_by_statement(
     *, table_id: int, mover: Mover, kind: str, cards: str, seq: int
 ) -> Moved | None:
@@ -274,24 +314,21 @@ async def move_by_statement(
     if planned is None:
         return None
     movetrace.mark("planned", facts.hand_id, seq)
+    views = _ViewsSoon(planned)
     written = await _write(planned, mover, table_id)
     if written is None:
+        views.cancel()
         return None
-    movetrace.mark("written", facts.hand_id, seq)
-    new_seq, deadline = written.seq, written.deadline
-    state = planned.state
-    remember_state(facts.hand_id, state)
-    remember_facts(table_id, replace(facts, seq=new_seq))
-    message = realtime.hand_view_message(
-        facts.hand_id,
-        new_seq,
-        [view_for(state, seat) for seat in range(state.players)],
-        view_public(state),
+    encoded, shared = views.result()
+    remember_state(facts.hand_id, planned.state)
+    remember_facts(table_id, replace(facts, seq=written.seq))
+    message = realtime.views_message(
+        encoded,
         list(facts.occupants),
         list(facts.watchable),
         prev=facts.seq,
-        deadline=deadline,
-        facts=shared_facts(facts, state, facts.seq),
+        deadline=written.deadline,
+        facts=shared,
     )
     movetrace.mark("views", facts.hand_id, seq)
     await realtime.hand_changed_async(table_id, message)

@@ -4,7 +4,8 @@ seat saw it (``latency.table_figures``' ``moves``). All on ``time.monotonic()``.
 
 Parts, each from one mark to the next: *in* (the client's send → the move checked against the
 kept state: the frame read, the consumer, the engine), *statement* (its round trip to
-PostgreSQL), *views* (every seat's view encoded, the state and facts kept), *frames* (→ the last
+PostgreSQL, while the views are encoded), *views* (→ the group's message ready: any encoding
+the answer came before, the deadline added, the state and facts kept), *frames* (→ the last
 of the move's view frames written to its socket), *to the last seat* (→ the last seat's client
 has it: the network and the client process), and *whole* (the latency the bench reports). A
 move that took the locking path, or whose marks are missing, is left out.

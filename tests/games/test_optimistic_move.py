@@ -7,6 +7,7 @@ Real PostgreSQL: the statement runs on a connection of its own, so these tests c
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -419,3 +420,105 @@ def test_the_same_move_sent_twice_at_once_is_logged_once() -> None:
     assert sorted(results) == [False, True]
     assert log_of(hand) == [*log, (seq, seat, f"{kind} {seat} {cards}")]
     assert fresh(hand).seq == seq + 1
+
+
+def test_the_views_are_encoded_while_the_statement_is_on_its_way(monkeypatch: Any) -> None:
+    """The move's views are made while PostgreSQL works on its statement, not after: here the
+    hand's row is locked by another connection, and when the first view is made the statement
+    is already waiting for that lock. Released, the move completes as ever."""
+    import threading
+
+    import psycopg
+
+    from games import asyncdb
+    from games.services import optimistic as optimistic_module
+
+    table, users, hand = in_play()
+    seq = locking_move(table, users, hand)
+    seat, kind, cards, _ = first_legal(hand)
+    who = mover(users[seat])
+    locked, release = threading.Event(), threading.Event()
+
+    def hold_the_hand() -> None:
+        with psycopg.connect(**asyncdb._conninfo()) as conn:
+            conn.execute("SELECT 1 FROM games_hand WHERE id = %s FOR UPDATE", [hand.pk])
+            locked.set()
+            release.wait(10)
+
+    def statement_waiting() -> str | None:
+        with psycopg.connect(**asyncdb._conninfo(), autocommit=True) as conn:
+            for _ in range(200):
+                row = conn.execute(
+                    "SELECT wait_event_type FROM pg_stat_activity WHERE state = 'active'"
+                    " AND application_name = 'shengji-move' AND datname = current_database()"
+                ).fetchone()
+                if row is not None and row[0] == "Lock":
+                    return "Lock"
+                time.sleep(0.001)  # the statement may still be on its way in
+        return None
+
+    seen: list[str | None] = []
+    real_view_for = optimistic_module.view_for
+
+    def view_for_noting(state: HandState, seat: int) -> dict[str, Any]:
+        if not seen:
+            seen.append(statement_waiting())
+            release.set()
+        return real_view_for(state, seat)
+
+    monkeypatch.setattr(optimistic_module, "view_for", view_for_noting)
+
+    async def move_on_a_warm_pool() -> bool:
+        async with asyncdb.pool().connection():
+            pass  # the loop's connection open, as a server's is after its first move
+        return await services.table_act_optimistic(
+            table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
+        )
+
+    holder = threading.Thread(target=hold_the_hand)
+    holder.start()
+    try:
+        assert locked.wait(10)
+        moved = async_to_sync(move_on_a_warm_pool)()
+    finally:
+        release.set()
+        holder.join(10)
+    assert seen == ["Lock"]
+    assert moved
+    assert fresh(hand).seq == seq + 1
+    assert log_of(hand)[-1] == (seq, seat, f"{kind} {seat} {cards}")
+
+
+def test_views_wanted_before_their_turn_are_made_then_and_only_once(monkeypatch: Any) -> None:
+    """The statement answered before the loop's next turn: the views are made in the mover's
+    task, and the turn that comes later makes nothing."""
+    from games.services import optimistic as optimistic_module
+
+    table, users, hand = in_play()
+    seq = locking_move(table, users, hand)
+    seat, kind, cards, _ = first_legal(hand)
+    facts = known_facts(table.pk)
+    assert facts is not None
+    planned = optimistic_module.plan(facts, mover(users[seat]), kind, cards, seq)
+    assert planned is not None
+    made: list[int] = []
+    real_views_of = optimistic_module._views_of
+
+    def views_of_counted(planned: Any) -> Any:
+        made.append(1)
+        return real_views_of(planned)
+
+    monkeypatch.setattr(optimistic_module, "_views_of", views_of_counted)
+
+    async def wanted_at_once() -> tuple[Any, Any]:
+        views = optimistic_module._ViewsSoon(planned)
+        first = views.result()
+        await asyncio.sleep(0.01)  # the turn they were due in has passed
+        return first, views.result()
+
+    first, again = async_to_sync(wanted_at_once)()
+    assert first is again
+    assert len(made) == 1
+    encoded, shared = first
+    assert encoded.seq == seq + 1 and len(encoded.frames) == 4
+    assert shared["actions"] == [planned.action]
