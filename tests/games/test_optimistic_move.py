@@ -458,7 +458,7 @@ def test_the_views_are_encoded_while_the_statement_is_on_its_way(monkeypatch: An
         return None
 
     seen: list[str | None] = []
-    real_view_for = optimistic_module.view_for
+    real_view_for = view_for  # the engine's, which the optimistic module imported
 
     def view_for_noting(state: HandState, seat: int) -> dict[str, Any]:
         if not seen:
