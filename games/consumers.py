@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 import time
@@ -12,7 +13,9 @@ from typing import Any, ParamSpec, TypeVar
 from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.db import DatabaseSyncToAsync
+from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
@@ -261,6 +264,37 @@ class TableConsumer(SessionBound):
         super().__init__(*args, **kwargs)
         self.taking = asyncio.Lock()  # held while the socket takes a message
         self.layer_taken = 0  # messages of the channel layer taken from the socket's queue
+
+    async def __call__(
+        self,
+        scope: dict[str, Any],
+        receive: Callable[[], Awaitable[dict[str, Any]]],
+        send: Callable[[dict[str, Any]], Awaitable[None]],
+    ) -> None:
+        """Channels' consumer loop, with this socket's channel-layer messages put into the
+        queue its server puts the client's in (the layer's ``deliver_into``): the one task
+        reading that queue wakes once per message, where channels' loop waits on a task per
+        source (two turns of the event loop more before a move is even read). Where
+        ``receive`` is not such a queue's, or the layer cannot, channels' own loop."""
+        inbox = getattr(receive, "__self__", None)
+        layer = get_channel_layer(self.channel_layer_alias)
+        deliver_into = getattr(layer, "deliver_into", None)
+        if not (isinstance(inbox, asyncio.Queue) and receive == inbox.get) or deliver_into is None:
+            await super().__call__(scope, receive, send)
+            return
+        self.scope = scope
+        self.channel_layer = layer
+        self.channel_name = await layer.new_channel()
+        self.channel_receive = functools.partial(layer.receive, self.channel_name)
+        self.base_send = send
+        deliver_into(self.channel_name, inbox)
+        try:
+            while True:
+                await self.dispatch(await receive())
+        except StopConsumer:
+            pass
+        finally:
+            layer.stop_delivering(self.channel_name)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its trip, before every message, to the one shared thread

@@ -14,7 +14,8 @@ same groups, and a socket that joins or leaves is seen at once; this process's o
 decides which of its sockets it serves itself); one message reaches a socket in
 the order its sender sent it (a process's sends to its own sockets all go straight, its sends to
 another process all through Redis); a socket's inbox holds at most ``capacity`` messages, the
-oldest dropped past it; and messages from other processes come as before. Only the event loop
+oldest dropped past it (the newest, for a socket whose messages go into its server's queue:
+``deliver_into``); and messages from other processes come as before. Only the event loop
 the sockets receive on hands messages over straight (a send from another loop, a Celery task's
 say, goes through Redis). The reader outlives a Redis restart: it reads again once Redis is
 back (the messages lost meanwhile show as a gap, docs/PROTOCOL.md, and if Redis lost the groups
@@ -69,6 +70,8 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         # how many messages were put in its queue since (the socket counts those it took).
         self.at_once: dict[str, AtOnce] = {}
         self.queued: dict[str, int] = {}
+        # channel → the queue its socket's one task reads (``deliver_into``).
+        self.inboxes: dict[str, asyncio.Queue[Any]] = {}
 
     async def group_add(self, group: str, channel: str) -> None:
         """Listed here before Redis hears of it: a send meanwhile already reaches the socket
@@ -141,9 +144,30 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
 
     def _queue(self, channel: str, message: dict[str, Any]) -> None:
         """Into the socket's queue, which its own task reads in order."""
-        self.receive_buffer[channel].put_nowait(message)
+        inbox = self.inboxes.get(channel)
+        if inbox is None:
+            self.receive_buffer[channel].put_nowait(message)
+        elif inbox.qsize() < self.capacity:
+            inbox.put_nowait(message)
+        else:
+            logger.warning("channel layer: a socket %s messages behind; one dropped", self.capacity)
+            return
         if channel in self.at_once:
             self.queued[channel] += 1
+
+    def deliver_into(self, channel: str, inbox: asyncio.Queue[Any]) -> None:
+        """From now on this process puts the socket's messages straight into ``inbox``: the
+        queue its ASGI server puts the client's messages in, which the socket's one task
+        reads (``TableConsumer.__call__``). A message then wakes that task alone; channels'
+        loop waits on a task per source instead, two turns of the event loop more before the
+        message is handled. Past ``capacity`` waiting there, a message is dropped, as a full
+        queue drops one (the socket sees the gap in its next view or pong, docs/PROTOCOL.md).
+        Until ``stop_delivering``."""
+        self._read_inbox()
+        self.inboxes[channel] = inbox
+
+    def stop_delivering(self, channel: str) -> None:
+        self.inboxes.pop(channel, None)
 
     def take_at_once(self, channel: str, handler: AtOnce) -> None:
         """From now on ``group_send_soon`` may hand a message of the group to this socket of

@@ -294,3 +294,47 @@ async def test_a_soon_send_cancelled_while_a_socket_takes_it_queues_it_for_the_r
         assert message == {"type": "hand.view"}
     await here.flush()
     await here.close_pools()
+
+
+async def test_messages_for_a_socket_that_delivers_into_its_servers_queue_go_there(
+    redis_url: str, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A socket whose messages go into its server's queue (``deliver_into``) gets them there,
+    in order, from this process and through Redis from another, and nothing waits in the
+    layer's own queues. Past capacity the newest is dropped and not counted as queued (so
+    the socket may still take messages at once); after ``stop_delivering`` its messages go
+    to the layer's queue again."""
+    here, elsewhere = process(redis_url, prefix, capacity=3), process(redis_url, prefix)
+    channel = await here.new_channel()
+    inbox: asyncio.Queue[Any] = asyncio.Queue()
+    inbox.put_nowait({"type": "websocket.receive", "text": "{}"})  # the client's, first
+    here.deliver_into(channel, inbox)
+    here.take_at_once(channel, lambda message, queued: asyncio.sleep(0, False))
+    await here.group_add("table_12", channel)
+
+    await here.group_send("table_12", {"type": "hand.view", "seq": 1})
+    await elsewhere.group_send("table_12", {"type": "hand.view", "seq": 2})
+    for _ in range(100):
+        if inbox.qsize() == 3:
+            break
+        await asyncio.sleep(0.02)
+    got = [inbox.get_nowait() for _ in range(3)]
+    assert got[0]["type"] == "websocket.receive"
+    assert [m["seq"] for m in got[1:]] == [1, 2]
+    assert channel not in here.receive_buffer
+    assert here.queued[channel] == 2
+
+    for seq in range(3, 7):  # nobody reading: three wait, the fourth is dropped
+        await here.group_send_soon("table_12", {"type": "hand.view", "seq": seq})
+    assert [inbox.get_nowait()["seq"] for _ in range(inbox.qsize())] == [3, 4, 5]
+    assert here.queued[channel] == 5
+    assert "one dropped" in caplog.text
+
+    here.stop_delivering(channel)
+    await here.group_send("table_12", {"type": "hand.view", "seq": 7})
+    assert (await asyncio.wait_for(here.receive(channel), HERE_S))["seq"] == 7
+    assert inbox.empty()
+    await here.flush()
+    await here.close_pools()
+    await elsewhere.flush()
+    await elsewhere.close_pools()

@@ -44,6 +44,7 @@ async def test_a_moves_views_reach_the_idle_sockets_without_their_queues(
     layer = get_channel_layer()
     try:
         assert len(layer.at_once) == 4
+        assert len(layer.inboxes) == 4  # each socket's messages go into its server's queue
         by_statement = 0
         for _ in range(3):
             await asyncio.sleep(0.3)  # the sockets have taken everything sent so far
@@ -66,6 +67,7 @@ async def test_a_moves_views_reach_the_idle_sockets_without_their_queues(
         for peer in peers:
             await peer.socket.disconnect()
     assert layer.at_once == {}  # each socket dropped its handler as it closed
+    assert layer.inboxes == {}
 
 
 def next_view_message(table_id: int) -> tuple[dict[str, Any], int]:
