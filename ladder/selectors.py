@@ -77,8 +77,6 @@ def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
     )
 
 
-
-
 def player_balance(*, user: User) -> int:
     """The user's table points (0 for a user without a ladder profile yet)."""
     balance = LadderProfile.objects.filter(user=user).values_list("balance", flat=True).first()
@@ -573,7 +571,9 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
     - every row of a hand is the house's or a player's of that hand, at any number of seats;
     - a hand of another shape than four players, two decks, tractor moved no title points and
       no rating, paid no escape compensation and was not settled as ranked;
-    - nobody had the relief grant more often in a day than `LADDER_RELIEF_PER_DAY`.
+    - nobody had the relief grant more often in a day than `LADDER_RELIEF_PER_DAY`, and no
+      relief row gave more than the top-up to `LADDER_RELIEF_THRESHOLD` or more than
+      `LADDER_RELIEF_AMOUNT`.
 
     The per-hand checks look at hands with an id above `since_hand` (history already reviewed).
     """
@@ -612,6 +612,7 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
     problems += _rows_of_others(since_hand)
     problems += _ranked_moves_at_bigger_tables(since_hand)
     problems += _relief_over_limit()
+    problems += _relief_past_its_top_up()
     entries = LedgerEntry.objects.count()
     return users, entries, problems
 
@@ -750,6 +751,26 @@ def _relief_over_limit() -> list[LedgerProblem]:
     return [
         LedgerProblem(user_id, f"{claims} relief grants on {day} (limit {limit})")
         for user_id, day, claims in rows
+    ]
+
+
+def _relief_past_its_top_up() -> list[LedgerProblem]:
+    """Relief rows that left a balance above the threshold (relief tops up to it and no
+    further: docs/LADDER.md, "Relief never rewards an escape"), gave more than the most one
+    relief gives (the database refuses one that gives nothing or takes)."""
+    threshold, most = settings.LADDER_RELIEF_THRESHOLD, settings.LADDER_RELIEF_AMOUNT
+    rows = (
+        LedgerEntry.objects.filter(kind=LedgerEntry.Kind.RELIEF)
+        .filter(Q(balance_after__gt=threshold) | Q(amount__gt=most))
+        .values_list("user_id", "pk", "amount", "balance_after")[:1000]
+    )
+    return [
+        LedgerProblem(
+            user_id,
+            f"relief row {pk} gave {amount}, to a balance of {after}"
+            f" (relief tops up to {threshold}, at most {most} at a time)",
+        )
+        for user_id, pk, amount, after in rows
     ]
 
 

@@ -258,6 +258,28 @@ def test_ladder_check_reports_relief_over_the_daily_limit(settings: Any) -> None
     assert any("2 relief grants" in what for what in problems())
 
 
+def test_ladder_check_reports_relief_past_its_top_up(settings: Any) -> None:
+    """Relief tops a balance up to the threshold, never past it: a row written past it (by a
+    script replaying the claim's insert, or a bug) is reported, as is one above the most a
+    relief gives (the database refuses one that gives nothing or takes)."""
+    settings.LADDER_RELIEF_THRESHOLD = 800
+    settings.LADDER_RELIEF_AMOUNT = 800
+    user = make_user()
+    set_balance(user, 300)
+    honest = ladder_relief_claim(user=user)
+    assert (honest.amount, honest.balance_after) == (500, 800)
+    assert not problems()
+
+    LedgerEntry.objects.create(
+        user=user, kind="relief", account="table", amount=400, balance_after=1200
+    )
+    found = problems()
+    assert any("gave 400, to a balance of 1200" in what for what in found)
+    assert not any(f"relief row {honest.pk} " in what for what in found)
+    settings.LADDER_RELIEF_AMOUNT = 300  # the honest row now gave more than one relief may
+    assert any(f"relief row {honest.pk} gave 500" in what for what in problems())
+
+
 def test_ladder_check_passes_on_honest_hands() -> None:
     users = make_users()
     for user in users:
