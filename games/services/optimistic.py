@@ -315,9 +315,11 @@ async def move_by_statement(
         return None
     movetrace.mark("planned", facts.hand_id, seq)
     views = _ViewsSoon(planned)
-    written = await _write(planned, mover, table_id)
+    try:
+        written = await _write(planned, mover, table_id)
+    finally:
+        views.cancel()  # not yet made: made by ``result`` if the move was written, else never
     if written is None:
-        views.cancel()
         return None
     encoded, shared = views.result()
     remember_state(facts.hand_id, planned.state)

@@ -469,8 +469,8 @@ def test_the_views_are_encoded_while_the_statement_is_on_its_way(monkeypatch: An
     monkeypatch.setattr(optimistic_module, "view_for", view_for_noting)
 
     async def move_on_a_warm_pool() -> bool:
-        async with asyncdb.pool().connection():
-            pass  # the loop's connection open, as a server's is after its first move
+        async with asyncdb.pool().connection() as conn:
+            await conn.execute("SELECT 1")  # the loop's connection open, as after a first move
         return await services.table_act_optimistic(
             table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
         )
