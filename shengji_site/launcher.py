@@ -13,6 +13,7 @@ and stops everything.
 from __future__ import annotations
 
 import contextlib
+import ipaddress
 import os
 import signal
 import socket
@@ -36,6 +37,11 @@ from shengji_site.embedded import (
 
 CHILD_STOP_SECONDS = 20.0
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
+WILDCARD_HOSTS = {"0.0.0.0", "::", "[::]"}
+DEFAULT_ALLOWED_HOSTS = ["localhost", "127.0.0.1", "[::1]"]  # settings.ALLOWED_HOSTS' default
+# A documentation address (RFC 5737): a UDP socket "connected" to it asks the kernel which
+# local address would carry traffic there, without any packet leaving the machine.
+_ROUTE_PROBE = ("192.0.2.1", 9)
 RESTART_LIMIT = 5
 RESTART_WINDOW_S = 60.0
 RESTART_FIRST_DELAY_S = 0.5
@@ -57,6 +63,10 @@ class ServeOptions:
     concurrency: int = 2
     server: str = ASGI_SERVERS[0]  # the ASGI server: one of ASGI_SERVERS
     log: Callable[[str], None] = print
+    # --lan: phones on the home network play over plain HTTP at one of these addresses
+    # (found by ``lan_addresses`` when serve starts).
+    lan: bool = False
+    lan_addresses: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -113,7 +123,89 @@ def child_environment(options: ServeOptions) -> dict[str, str]:
     env["SHENGJI_VAR_DIR"] = str(settings.VAR_DIR)
     if options.host in LOOPBACK_HOSTS:
         env.setdefault("HTTPS", "0")  # a site on loopback is served over plain HTTP
+    if options.lan:
+        env.update(lan_environment(env, options.lan_addresses, options.port))
     return env
+
+
+# --- serve --lan: a game at home, phones on the same network ----------------------------------
+
+
+def local_address_candidates() -> list[str]:
+    """The machine's own addresses, found without sending anything: those its host name
+    resolves to, and the one the kernel would send from towards a routed address (a UDP
+    socket's connect picks a route and sends no packet)."""
+    found: list[str] = []
+    with contextlib.suppress(OSError):
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            found.append(str(info[4][0]))
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.connect(_ROUTE_PROBE)
+        found.append(str(probe.getsockname()[0]))
+    return found
+
+
+def lan_addresses(candidates: list[str] | None = None) -> list[str]:
+    """The IPv4 addresses phones on the network may reach this machine at, in the order found,
+    once each: ``candidates`` (the machine's own, ``local_address_candidates``, when None)
+    without loopback, unspecified, multicast and link-local ones."""
+    addresses: list[str] = []
+    for text in local_address_candidates() if candidates is None else candidates:
+        try:
+            address = ipaddress.ip_address(text)
+        except ValueError:
+            continue
+        unusable = (
+            address.version != 4
+            or address.is_loopback
+            or address.is_unspecified
+            or address.is_multicast
+            or address.is_link_local
+        )
+        if not unusable and str(address) not in addresses:
+            addresses.append(str(address))
+    return addresses
+
+
+def lan_environment(env: dict[str, str], addresses: list[str], port: int) -> dict[str, str]:
+    """The settings (as environment variables) of a site phones on the home network open over
+    plain HTTP: its LAN addresses and host name are hosts it answers to (besides those
+    ``ALLOWED_HOSTS`` already names), HTTPS is off (no redirect to an https:// nothing serves,
+    no Secure-only session and CSRF cookies, which a browser keeps from plain http), and the
+    http:// origins of those hosts are trusted for CSRF."""
+    hostname = socket.gethostname()
+    names = [hostname, f"{hostname}.local"] if hostname and hostname != "localhost" else []
+    current = [h.strip() for h in env.get("ALLOWED_HOSTS", "").split(",") if h.strip()]
+    hosts = list(dict.fromkeys([*(current or DEFAULT_ALLOWED_HOSTS), *addresses, *names]))
+    origins = [o.strip() for o in env.get("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]
+    origins += [f"http://{host}:{port}" for host in [*addresses, *names]]
+    return {
+        "HTTPS": "0",
+        "ALLOWED_HOSTS": ",".join(hosts),
+        "CSRF_TRUSTED_ORIGINS": ",".join(dict.fromkeys(origins)),
+    }
+
+
+def lan_urls(options: ServeOptions) -> list[str]:
+    """The addresses phones on the network open."""
+    return [f"http://{address}:{options.port}/" for address in options.lan_addresses]
+
+
+def lan_words(options: ServeOptions) -> list[str]:
+    """What serve --lan prints once the site is up: the address for phones, and what to check
+    when a phone cannot open it."""
+    urls = lan_urls(options)
+    if not urls:
+        return [
+            "No network address found for phones: is the machine on a network? "
+            "Phones can open http://<this machine's address>:"
+            f"{options.port}/ once ALLOWED_HOSTS names that address."
+        ]
+    return [
+        f"Phones on the same network (Wi-Fi): open {' or '.join(urls)}",
+        "  Plain HTTP, for a home network only. A phone that cannot connect: same Wi-Fi? "
+        f"A firewall letting port {options.port} in?",
+    ]
 
 
 def asgi_command(server: str, host: str, port: int) -> list[str]:
@@ -284,6 +376,14 @@ def site_url(options: ServeOptions) -> str:
     return f"http://{host}:{options.port}/"
 
 
+def wildcard_hint(options: ServeOptions) -> list[str]:
+    """Listening on every address without --lan: the site still answers only the hosts
+    ALLOWED_HOSTS names, and asks for HTTPS off loopback."""
+    if options.host not in WILDCARD_HOSTS:
+        return []
+    return ["To play from phones on this network over plain HTTP, run serve --lan instead."]
+
+
 def serve(options: ServeOptions) -> int:
     site = Site(options)
     previous = {
@@ -300,6 +400,8 @@ def serve(options: ServeOptions) -> int:
         start_children(site)
         wait_for_http(site)
         options.log(f"Shengji is running at {site_url(options)}  (Ctrl-C stops everything)")
+        for line in lan_words(options) if options.lan else wildcard_hint(options):
+            options.log(line)
         return supervise(site)
     finally:
         options.log("Stopping…")

@@ -37,7 +37,9 @@ USE_EMBEDDED_REDIS = not os.environ.get("REDIS_URL")
 
 DEBUG = env_bool("DEBUG", False)
 # HTTPS-only cookies, redirect and HSTS: on by default in production; `serve` turns them off
-# for a site on loopback, which is served over plain HTTP.
+# for a site on loopback, and `serve --lan` for a site phones on a home network open, both
+# served over plain HTTP (`serve --lan` also names the machine's network addresses in
+# ALLOWED_HOSTS and their http:// origins in CSRF_TRUSTED_ORIGINS: shengji_site/launcher.py).
 HTTPS = env_bool("HTTPS", not DEBUG)
 
 
@@ -379,6 +381,11 @@ SHENGJI_PASSWORD_RESET_WINDOW_S = float(os.environ.get("SHENGJI_PASSWORD_RESET_W
 # day per address (docs/proof/SECURITY.md, "Sign-ups per address").
 SHENGJI_SIGNUPS_PER_IP_PER_HOUR = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_HOUR") or 8)
 SHENGJI_SIGNUPS_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_DAY") or 10)
+# Daily relief grants to the accounts of one client address (an IPv6 address counts by its
+# /64) in a day of the site (refused with `relief_address_limit`): 1, what one account may
+# have, so that alts made over the days cannot each bring in relief for a main
+# (docs/LADDER.md, "Relief per address").
+SHENGJI_RELIEF_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_RELIEF_PER_IP_PER_DAY") or 1)
 # Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
 AUTHENTICATION_BACKENDS = [
     "games.ratelimits.RateLimitedModelBackend",

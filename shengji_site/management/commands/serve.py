@@ -3,7 +3,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from shengji_site.launcher import ASGI_SERVERS, ServeOptions, serve
+from shengji_site.launcher import ASGI_SERVERS, ServeOptions, lan_addresses, serve
+
+LAN_HOST = "0.0.0.0"
 
 
 class Command(BaseCommand):
@@ -14,7 +16,17 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("--host", default="127.0.0.1", help="address the site listens on")
+        parser.add_argument(
+            "--host", default=None, help="address the site listens on (127.0.0.1; --lan: 0.0.0.0)"
+        )
+        parser.add_argument(
+            "--lan",
+            action="store_true",
+            help=(
+                "let phones on the same network play: listen on every address, answer this "
+                "machine's network addresses, over plain HTTP; prints the address to open"
+            ),
+        )
         parser.add_argument("--port", type=int, default=8000, help="port the site listens on")
         parser.add_argument(
             "--server",
@@ -29,9 +41,12 @@ class Command(BaseCommand):
             self.stdout.write(line)
             self.stdout.flush()
 
+        lan = bool(options["lan"])
         code = serve(
             ServeOptions(
-                host=options["host"],
+                host=options["host"] or (LAN_HOST if lan else "127.0.0.1"),
+                lan=lan,
+                lan_addresses=lan_addresses() if lan else [],
                 port=options["port"],
                 concurrency=options["concurrency"],
                 server=options["server"],
