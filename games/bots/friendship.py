@@ -17,7 +17,8 @@ and the public memory of the tricks. Nobody's hidden cards are read.
 - The dealer's calls while burying (``choose_calls``): off-trump aces (else kings, else the
   highest legal cards) it does not hold, the ordinal one more than the copies it holds, in a
   suit where it keeps a card or two to lead towards the friend, legal under the table's
-  ``friend_cards`` policy.
+  ``friend_cards`` policy. A card it keeps a copy of is called only when no legal call of a
+  card it does not keep is left (ENGINE-PART2-DECISIONS.md F13).
 """
 
 from __future__ import annotations
@@ -280,8 +281,8 @@ def call_candidates(
     hand: Sequence[int], buried: Sequence[int], trump: Trump, decks: int, policy: str
 ) -> list[tuple[float, int, int]]:
     """Every legal call ``(score, card, ordinal)`` with the ordinal one more than the copies
-    the dealer keeps, best first (see the module doc); never a card the dealer holds or
-    buried every copy of."""
+    the dealer keeps, best first (see the module doc): every card the dealer keeps no copy of
+    before any it keeps (F13); never a card the dealer holds or buried every copy of."""
     groups, orders = trump.groups, trump.orders
     length = [0] * 5
     for c in hand:
@@ -304,7 +305,7 @@ def call_candidates(
             score -= 2.0
         score -= 0.5 * POINTS[card]
         out.append((score, card, ordinal))
-    out.sort(key=lambda item: (-item[0], item[1]))
+    out.sort(key=lambda item: (item[2] > 1, -item[0], item[1]))
     return out
 
 

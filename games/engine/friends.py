@@ -23,7 +23,7 @@ from games.engine.action_errors import (
     FRIEND_WRONG_COUNT,
     InvalidRecordError,
 )
-from games.engine.cards import Card, parse_card
+from games.engine.cards import RANKS, SMALL_JOKER, SUITS, Card, parse_card
 from games.engine.errors import InvalidNotationError, InvalidOptionError
 from games.engine.trump import Trump
 
@@ -34,6 +34,13 @@ NO_POINTS = "no_points"
 FRIEND_CARD_POLICIES = (UNRESTRICTED, TRUMPS_INCLUDED, NO_HIGHEST, NO_POINTS)
 NO_DOUBLE_JOIN = "no_double_join"
 JOIN_POLICIES = (UNRESTRICTED, NO_DOUBLE_JOIN)
+CALL_HELD = "call_held"
+"""A call's warning: the dealer holds at least ``ordinal`` copies of the card, so playing them
+fills the call (it is used up, ``call_spent``) unless others play their copies first."""
+CALL_HELD_FEWER = "call_held_fewer"
+"""A call's warning: the dealer holds some copies, fewer than ``ordinal``: the call finds a
+friend if the dealer's copies are played before anyone else's, else one may fill it."""
+CALL_WARNINGS = (CALL_HELD, CALL_HELD_FEWER)
 
 _CALL_TEXT = re.compile(r"([0-9]+)([0-9A-Za-z]{2})")
 _POINT_RANKS = frozenset("5TK")
@@ -148,6 +155,88 @@ def friend_calls_error(
         if code is not None:
             return code
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class HeldCall:
+    """A call naming a card the dealer holds ``held`` copies of, and its warning code."""
+
+    call: FriendCall
+    held: int
+    code: str
+
+
+def held_calls(calls: Sequence[FriendCall], hand: Sequence[int]) -> list[HeldCall]:
+    """The calls of ``calls`` that name a card the dealer's ``hand`` holds, each with its
+    warning: ``call_held`` when the hand holds at least the ordinal's copies, else
+    ``call_held_fewer`` (ENGINE-PART2-DECISIONS.md F13). Such calls are legal; the page warns."""
+    found: list[HeldCall] = []
+    for call in calls:
+        held = hand.count(call.card)
+        if held:
+            code = CALL_HELD if held >= call.ordinal else CALL_HELD_FEWER
+            found.append(HeldCall(call, held, code))
+    return found
+
+
+def call_class(card: int, ordinal: int, held: int) -> int:
+    """How surely a call finds a friend, best first: 0 the dealer holds no copy (whoever plays
+    the copy is a friend), 1 the dealer holds fewer copies than the ordinal (a friend if the
+    dealer's copies go first), 2 the dealer holds enough to fill it (ENGINE-PART2-DECISIONS.md
+    F13)."""
+    if held == 0:
+        return 0
+    return 1 if held < ordinal else 2
+
+
+def default_calls(
+    hand: Sequence[int], trump: Trump, decks: int, count: int, policy: str = UNRESTRICTED
+) -> list[FriendCall]:
+    """The ``count`` calls offered to the dealer before they choose, from their ``hand`` after
+    taking the kitty (ENGINE-PART2-DECISIONS.md F13): legal calls only, best first by
+    ``call_class`` (never a card the hand holds while another legal call exists), then plain
+    suits before trumps, the fewest copies to wait for, the highest rank, a suit not called yet,
+    S H C D. Fewer than ``count`` only when fewer legal calls exist."""
+    candidates: list[tuple[tuple[int, int, int, int], int, int]] = []
+    for card in range(SMALL_JOKER + 2):
+        held = hand.count(card)
+        for ordinal in range(1, decks + 1):
+            if friend_call_error(card, ordinal, trump, decks, policy) is not None:
+                continue
+            called = Card(card)
+            rank = -1 if called.rank is None else RANKS.index(called.rank)
+            wait = ordinal - held - 1 if held < ordinal else ordinal - 1
+            key = (call_class(card, ordinal, held), int(trump.is_trump(card)), wait, -rank)
+            candidates.append((key, card, ordinal))
+    chosen: list[FriendCall] = []
+    while len(chosen) < count:
+        best = _next_default(candidates, chosen)
+        if best is None:
+            break
+        chosen.append(FriendCall(Card(best[1]), best[2]))
+        candidates.remove(best)
+    return chosen
+
+
+def _next_default(
+    candidates: list[tuple[tuple[int, int, int, int], int, int]], chosen: list[FriendCall]
+) -> tuple[tuple[int, int, int, int], int, int] | None:
+    """The best candidate: by ``call_class`` and plain before trump, then a card not called yet
+    before another copy of one, then the key's order and, at equal rank, a suit not called yet."""
+    if not candidates:
+        return None
+    cards = {c.card for c in chosen}
+    suits = [c.card.suit for c in chosen]
+
+    def order(item: tuple[tuple[int, int, int, int], int, int]) -> tuple[int, ...]:
+        key, card, ordinal = item
+        suit = Card(card).suit
+        suit_index = SUITS.index(suit) if suit is not None else len(SUITS)
+        sure, trumps, wait, rank = key
+        again = int(card in cards)
+        return (sure, trumps, again, wait, rank, suits.count(suit), suit_index, ordinal)
+
+    return min(candidates, key=order)
 
 
 def reveal_friends(

@@ -22,7 +22,7 @@ from games.engine.actions import CLOSE_ACTION, DRAW_ACTION, Action, bid, bury, c
 from games.engine.bidding import legal_bids
 from games.engine.cards import format_cards
 from games.engine.follow import legal_follow
-from games.engine.friends import friend_call_error
+from games.engine.friends import default_calls, format_calls, friend_call_error
 from games.engine.hand import (
     BIDDING,
     BURYING,
@@ -155,7 +155,19 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
             view["kitty"] = format_cards(state.kitty)
         elif state.phase == PLAYING:
             view["kitty"] = format_cards(state.buried)
+    if seat == state.dealer and state.phase == BURYING and state.rules.is_friends:
+        view["call_defaults"] = _call_defaults(state, seat)
     return view
+
+
+def _call_defaults(state: HandState, seat: int) -> str:
+    """The calls the dealer's pickers start from, "1AS 1KH" (``friends.default_calls``: never a
+    card of the dealer's hand while another legal call exists; ENGINE-PART2-DECISIONS.md F13)."""
+    trump = state.trump
+    assert trump is not None
+    rules = state.rules
+    calls = default_calls(state.hands[seat], trump, state.decks, rules.friends, rules.friend_cards)
+    return format_calls(calls)
 
 
 def view_all(state: HandState) -> dict[str, Any]:
