@@ -7,7 +7,13 @@ from django import forms
 from django.conf import settings
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth.forms import AuthenticationForm
+from django.contrib.auth.password_validation import (
+    MinimumLengthValidator,
+    get_default_password_validators,
+)
 from django.http import HttpRequest
+from django.utils.functional import lazy
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from accounts.suspension import TellsWhenSuspended
@@ -20,6 +26,22 @@ class ServiceErrorsMixin:
     def add_service_error(self, error: ApplicationError) -> None:
         field = error.fields.get("field")
         self.add_error(field if field in self.fields else None, error.message)  # type: ignore[attr-defined]
+
+
+def password_min_length() -> int:
+    """The shortest password AUTH_PASSWORD_VALIDATORS accept (8, Django's default)."""
+    for validator in get_default_password_validators():
+        if isinstance(validator, MinimumLengthValidator):
+            return validator.min_length
+    return 1
+
+
+def password_rules() -> str:
+    """What a new password must be, said before the first try (AUTH_PASSWORD_VALIDATORS)."""
+    return gettext(
+        "At least %(min_length)s characters, not only digits, not a common password and not "
+        "like your user name."
+    ) % {"min_length": password_min_length()}
 
 
 class SignupForm(ServiceErrorsMixin, forms.Form):
@@ -40,6 +62,7 @@ class SignupForm(ServiceErrorsMixin, forms.Form):
     password1 = forms.CharField(
         label=_("Password"),
         strip=False,
+        help_text=lazy(password_rules, str)(),
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
     password2 = forms.CharField(

@@ -24,6 +24,7 @@ DEFAULT_STAKE = 20
 # (docs/PROTOCOL.md, Tables of every shape).
 _OLD_CASUAL = "casual"
 _OLD_RANKED = "ranked"
+FRIENDS_FROM_PLAYERS = 5
 
 
 class ShapeForm(forms.Form):
@@ -52,7 +53,9 @@ class ShapeForm(forms.Form):
             raise forms.ValidationError(
                 _("Ranked tables come only from quick match."), code="ranked_quick_match_only"
             )
-        return "tractor" if mode in ("", _OLD_CASUAL) else mode
+        if mode == _OLD_CASUAL:
+            return "tractor"
+        return mode or default_mode(self.cleaned_data.get("players"))
 
     def shape_arguments(self) -> dict[str, Any]:
         """``players`` and the shape's house rules, as the services take them."""
@@ -67,6 +70,13 @@ class ShapeForm(forms.Form):
                 shape[option] = value
         players = data.get("players")
         return {"players": 4 if players is None else players, "house_rules": shape}
+
+
+def default_mode(players: int | None) -> str:
+    """The mode of a table whose form names none: 找朋友 from five players (the only mode at
+    5 and 7, and what a group of 6 or 8 most often plays), 拖拉机 at four (RULES-SPEC.md
+    §9.1.2). static/games/table_form.js picks the same when the players change."""
+    return "friends" if players is not None and players >= FRIENDS_FROM_PLAYERS else "tractor"
 
 
 def shape_rule_fields() -> dict[str, forms.Field]:

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 from games.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
 from games.engine.rules import default_decks, default_friends
@@ -230,6 +230,61 @@ def ended_table_words() -> dict[str, str]:
     }
 
 
+def kitty_many_decks_words() -> str:
+    """The kitty bonus of a table of three or four decks (RULES-SPEC.md §9.2.10): by the largest
+    unit of the last trick's lead, whatever ``kitty_multiplier`` says."""
+    return _(
+        "2 × the cards in the largest unit of the last trick's lead: a single 2, a pair 4, "
+        "a triple 6, a quad 8; a tractor of two pairs 8, of two triples 12"
+    )
+
+
+def _option_read(option: str, decks: int) -> bool:
+    """Whether the engine reads this option at a table of ``decks`` decks: more than two decks
+    set the kitty bonus by their own rule (RULES-SPEC.md §9.2.10)."""
+    return not (option == "kitty_multiplier" and decks > 2)
+
+
+def rule_changes(preset_name: str, options: dict[str, Any]) -> list[str]:
+    """The rule options (RULES.md §4–§7) whose value differs from the preset's, in the order of
+    the rules card: what a table's house rules really change. The table's shape (players,
+    mode, decks, the 找朋友 options) is no change of the preset's rules, and an option the
+    table's decks do not read is none either."""
+    base = PRESETS.get(preset_name.partition(HOUSE_SUFFIX)[0])
+    if base is None:
+        return []
+    preset_options = base.to_dict()["options"]
+    decks = int(options.get("decks", 2))
+    return [
+        option
+        for option in option_labels()
+        if option in options
+        and options[option] != preset_options.get(option)
+        and _option_read(option, decks)
+    ]
+
+
+def house_rules_change_preset(
+    preset_name: str, house_rules: dict[str, Any] | None, *, decks: int = 2
+) -> bool:
+    """Whether a table's stored house rules change any rule of its preset (not only its shape):
+    the lobby names it "<preset> · house rules" only then."""
+    chosen = {k: v for k, v in (house_rules or {}).items() if k in HOUSE_RULE_OPTIONS}
+    return bool(rule_changes(preset_name, {**chosen, "decks": decks}))
+
+
+def _changes_words(changed: list[str]) -> str:
+    """The description of what changed ("Changed from the preset: Settlement."), or ""."""
+    if not changed:
+        return ""
+    labels = option_labels()
+    # Translators: the separator of a list of rule names (、 in Chinese).
+    separator = pgettext("list separator", ", ")
+    return _("Changed from the preset: %(rules)s.") % {
+        "rules": separator.join(labels[option] for option in changed)
+    }
+
+
 def rules_card(
     rules: dict[str, Any], *, stake: int | None = None, practice: bool = False
 ) -> dict[str, Any]:
@@ -238,6 +293,8 @@ def rules_card(
     cost in table points (nothing at a ``practice`` table: a bot of its own sits there)."""
     options = rules["options"]
     words = option_words()
+    name = str(rules["name"])
+    changed = rule_changes(name, options)
     rows = []
     for option, label in option_labels().items():
         if option == "no_bid_first_hand":
@@ -249,20 +306,32 @@ def rules_card(
             text = practice_words()
         elif option == "escape_penalty" and stake is not None:
             text = escape_words(options, stake)[1]
+        elif not _option_read(option, int(options.get("decks", 2))):
+            text = kitty_many_decks_words()
         else:
             text = words[option][value]
-        rows.append({"option": option, "value": value, "label": label, "text": text})
+        changes = option in changed or (option == "no_bid" and "no_bid_first_hand" in changed)
+        rows.append(
+            {"option": option, "value": value, "label": label, "text": text, "changed": changes}
+        )
     if stake is not None:
         rows.append(
-            {"option": "fees", "value": "", "label": _("Fees"), "text": fee_words(options, stake)}
+            {
+                "option": "fees",
+                "value": "",
+                "label": _("Fees"),
+                "text": fee_words(options, stake),
+                "changed": False,
+            }
         )
-    name = str(rules["name"])
     base = name.partition(HOUSE_SUFFIX)[0]
     description = PRESET_WORDS[base][1] if base in PRESET_WORDS else ""
     return {
-        "name": preset_label(name),
+        # "<preset> · house rules" only when a rule differs from the preset's: a 找朋友 table's
+        # shape alone changes none (its name still ends in +house: games/models.py).
+        "name": preset_label(base + (HOUSE_SUFFIX if changed else "")),
         "preset": base,
-        "description": str(description) if name == base else _("The preset, with house rules."),
+        "description": _changes_words(changed) or str(description),
         "rows": rows,
     }
 
@@ -285,6 +354,9 @@ def form_rules_data() -> dict[str, Any]:
             if option in HOUSE_RULE_OPTIONS
         },
         "house_label": _("house rules"),
+        "kitty_many_decks": kitty_many_decks_words(),  # decks > 2 (RULES-SPEC.md §9.2.10)
+        "changes_label": _("Changed from the preset: %(rules)s."),
+        "list_separator": pgettext("list separator", ", "),
     }
 
 

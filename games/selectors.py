@@ -401,6 +401,35 @@ def lobby_list(*, limit: int = 100) -> list[dict[str, Any]]:
     return [{**table_summary(t), "seats": seats.get(t.pk, [])} for t in tables]
 
 
+OWN_TABLES_LIMIT = 20
+
+
+def own_tables(*, user: User, limit: int = OWN_TABLES_LIMIT) -> list[dict[str, Any]]:
+    """The lobby's "your tables": the open tables ``user`` sits at or created (hosts), private
+    ones included (the lobby's list never shows those), even when everyone has stood up from a
+    table they host, each with the way back to it; the tables they sit at first, then the
+    newest. Nobody else's private table is ever here: only the user's own."""
+    if not user.is_authenticated:
+        return []
+    seated = Seat.objects.filter(table=OuterRef("pk"), user=user)
+    mine = (
+        Table.objects.filter(Q(creator=user) | Q(Exists(seated)))
+        .exclude(status=Table.Status.CLOSED)
+        .annotate(seated=Exists(seated))
+        .order_by("-seated", "-created_at")[:limit]
+    )
+    return [
+        {
+            **table_summary(table),
+            "display_name": table.display_name,
+            "unlisted": table.unlisted,
+            "seated": table.seated,
+            "hosted": table.creator_id == user.pk,
+        }
+        for table in mine
+    ]
+
+
 # --- who may see a hand that is over ---------------------------------------------------------
 
 HANDS_OVER = (Hand.Status.FINISHED, Hand.Status.ESCAPED, Hand.Status.VOID)

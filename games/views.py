@@ -170,7 +170,10 @@ def _shape_rules(table: dict[str, Any]) -> dict[str, Any]:
 def _rules_label(table: dict[str, Any]) -> str:
     """A listed table's rules in players' words: its preset's name, and whether house rules
     change it."""
-    suffix = rules_words.HOUSE_SUFFIX if table.get("house_rules") else ""
+    changes = rules_words.house_rules_change_preset(
+        table["preset"], table.get("house_rules"), decks=int(table.get("decks") or 2)
+    )
+    suffix = rules_words.HOUSE_SUFFIX if changes else ""
     return rules_words.preset_label(f"{table['preset']}{suffix}")
 
 
@@ -238,6 +241,10 @@ def lobby(request: HttpRequest) -> HttpResponse:
         "games/lobby.html",
         {
             "tables": _lobby_rows(selectors.lobby_list(), viewer),
+            "own_tables": [  # where they sit or that they host, private ones too
+                {**t, "shape_words": rules_words.shape_words(_shape_rules(t))}
+                for t in selectors.own_tables(user=request.user)  # type: ignore[arg-type]
+            ],
             "queue": queue,
             "form": TableCreateForm(),
             "rules_data": rules_words.form_rules_data(),

@@ -13,12 +13,22 @@ from django.db.models import ManyToManyField
 from django.forms import ModelMultipleChoiceField
 from django.http import HttpRequest
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, gettext_noop
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext_lazy
 
 DJANGO_ADMIN_WORDS = (
     gettext_noop("Model name"),
     gettext_noop("Add link"),
     gettext_noop("Change or view list link"),
+)
+
+# Django's own validators' words its zh_Hans catalogue lacks: it still holds an older wording of
+# the too-short password (``%(min_length)d``), so the sign-up page showed Django's English.
+DJANGO_VALIDATOR_WORDS = (
+    ngettext_lazy(
+        "This password is too short. It must contain at least %d character.",
+        "This password is too short. It must contain at least %d characters.",
+        8,
+    ),
 )
 
 # Names of other packages' models and apps that their own catalogues lack in Chinese, so the

@@ -15,6 +15,7 @@ from shengji_site.health import health_report
 
 HOME_BOARD = "title"
 HOME_BOARD_SIZE = 5
+FRIENDS_FORM_QUERY = "players=6&mode=friends"
 
 
 def _url_or(name: str, fallback: str) -> str:
@@ -37,6 +38,9 @@ def _home_context(request: HttpRequest) -> dict[str, Any]:
         # A play button before logging in: the log-in then does it (accounts.views).
         "quick_login_url": f"{reverse('login')}?next={reverse('games:quick_join')}",
         "practice_login_url": f"{reverse('login')}?next={reverse('games:practice')}",
+        # 找朋友 in one tap: the create form at six players, 找朋友 chosen (games/table_form.js);
+        # the log-in first for a visitor (the form's page asks for it and comes back).
+        "friends_url": f"{reverse('games:table_new')}?{FRIENDS_FORM_QUERY}",
         "signup_grant": settings.LADDER_SIGNUP_GRANT,
         "practice_shapes": rules_words.practice_shapes(),
     }
@@ -45,8 +49,9 @@ def _home_context(request: HttpRequest) -> dict[str, Any]:
 @never_cache
 @require_safe
 def home(request: HttpRequest) -> HttpResponse:
-    """One click to play: quick match (ranked) and practice against three bots, what is going
-    on (tables in play, players online) and the top of the leaderboard."""
+    """One click to play: quick match (ranked), practice against bots and a 找朋友 table of
+    one's own, what is going on (tables in play, players online) and the top of the
+    leaderboard."""
     return render(request, "home.html", _home_context(request))
 
 

@@ -72,15 +72,13 @@ function shapeRows(shape) {
 function chosenRules() {
   const preset = form.elements.preset.value;
   const options = { ...data.presets[preset].options };
-  let house = false;
   for (const option of Object.keys(data.options)) {
     const field = form.elements[`rule_${option}`];
     if (field && field.value && field.value !== options[option]) {
       options[option] = field.value;
-      house = true;
     }
   }
-  return { preset, options, house };
+  return { preset, options };
 }
 
 function row(label, text, changed) {
@@ -94,18 +92,31 @@ function row(label, text, changed) {
   return div;
 }
 
+/** Whether a table of `decks` decks reads the option: from three decks the kitty bonus has its
+ * own rule (RULES-SPEC.md §9.2.10; games/rules_words.py _option_read). */
+function optionRead(option, decks) {
+  return !(option === "kitty_multiplier" && decks > 2);
+}
+
 function render() {
-  const { preset, options, house } = chosenRules();
+  const { preset, options } = chosenRules();
   const base = data.presets[preset];
-  document.getElementById("preset-description").textContent = base.description;
-  document.getElementById("rules-summary-name").textContent = house ? `${base.label} · ${data.house_label}` : base.label;
-  const list = document.getElementById("rules-summary");
-  list.replaceChildren(
-    ...shapeRows(chosenShape()),
-    ...Object.entries(data.options).map(([option, { label, words }]) =>
-      row(label, words[options[option]], options[option] !== base.options[option]),
-    ),
+  const shape = chosenShape();
+  const changed = Object.keys(data.options).filter(
+    (option) => options[option] !== base.options[option] && optionRead(option, shape.decks),
   );
+  const changedWords = changed.length
+    ? String(data.changes_label || "").replace("%(rules)s", changed.map((o) => data.options[o].label).join(data.list_separator || ", "))
+    : "";
+  document.getElementById("preset-description").textContent = changedWords ? `${base.description} ${changedWords}` : base.description;
+  document.getElementById("rules-summary-name").textContent = changed.length ? `${base.label} · ${data.house_label}` : base.label;
+  const list = document.getElementById("rules-summary");
+  const rows = Object.entries(data.options).map(([option, { label, words }]) =>
+    optionRead(option, shape.decks)
+      ? row(label, words[options[option]], changed.includes(option))
+      : row(label, data.kitty_many_decks, false),
+  );
+  list.replaceChildren(...shapeRows(shape), ...rows);
 }
 
 // The table points a seat will need, as the server computes it when sitting and before every
@@ -129,7 +140,37 @@ function askNeeded() {
     .catch(() => {});
 }
 
-function changed() {
+/** The mode a number of players starts with: 找朋友 from five players (RULES-SPEC.md §9.1.2;
+ * games/forms.py ShapeForm.clean_mode says the same for a form sent without a mode). The
+ * player may then choose 拖拉机 at 6 or 8. */
+function defaultMode(players) {
+  return players >= 5 ? "friends" : "tractor";
+}
+
+function playersChosen() {
+  const mode = form.elements.mode;
+  const players = form.elements.players;
+  if (mode && mode.tagName === "SELECT" && players) mode.value = defaultMode(Number(players.value) || 4);
+}
+
+/** A link may open the form at a shape (the home page's 找朋友: ?players=6&mode=friends). */
+function shapeFromAddress() {
+  const query = new URLSearchParams(window.location.search);
+  const set = (name) => {
+    const field = form.elements[name];
+    const value = query.get(name);
+    if (!field || value === null) return false;
+    const offered = field.tagName !== "SELECT" || [...field.options].some((o) => o.value === value);
+    if (offered) field.value = value;
+    return offered;
+  };
+  if (set("players")) playersChosen();
+  set("mode");
+  set("decks");
+}
+
+function changed(event) {
+  if (event && event.type === "change" && event.target && event.target.name === "players") playersChosen();
   render();
   clearTimeout(neededTimer);
   neededTimer = setTimeout(askNeeded, 200);
@@ -137,5 +178,6 @@ function changed() {
 
 form.addEventListener("change", changed);
 form.addEventListener("input", changed);
+shapeFromAddress();
 render();
 askNeeded();

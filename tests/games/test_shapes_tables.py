@@ -82,14 +82,17 @@ def test_the_old_form_field_mode_casual_is_a_tractor_table_and_ranked_is_still_r
 @pytest.mark.parametrize(
     ("fields", "code"),
     [
-        ({"players": "5"}, "tractor_needs_even_players"),
+        ({"players": "5", "mode": "tractor"}, "tractor_needs_even_players"),
         ({"players": "4", "mode": "friends"}, "friends_needs_5_to_8_players"),
         ({"players": "9"}, "players_out_of_range"),
         ({"players": "3"}, "players_out_of_range"),
         ({"players": "6", "decks": "5"}, "decks_out_of_range"),
         ({"players": "6", "mode": "friends", "friends": "3"}, "friends_out_of_range"),
-        ({"players": "6", "friends": "1"}, "friends_out_of_range"),
-        ({"players": "6", "join_policy": "no_double_join"}, "friends_only_option"),
+        ({"players": "6", "mode": "tractor", "friends": "1"}, "friends_out_of_range"),
+        (
+            {"players": "6", "mode": "tractor", "join_policy": "no_double_join"},
+            "friends_only_option",
+        ),
         ({"players": "6", "mode": "solo"}, "invalid_mode"),
     ],
 )
@@ -182,7 +185,7 @@ def test_practice_again_at_another_shape_opens_another_table() -> None:
     first = Table.objects.get(creator=user)
     hand = Hand.objects.get(match__table=first)
     services.hand_leave(hand_id=hand.pk, user=user)  # free at practice
-    client.post(PRACTICE, {"players": "8"})
+    client.post(PRACTICE, {"players": "8", "mode": "tractor"})
     second = Table.objects.filter(creator=user).order_by("-pk").first()
     assert second is not None and second.pk != first.pk
     assert second.players == 8 and second.rules().decks == 4 and not second.rules().is_friends
