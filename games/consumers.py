@@ -20,7 +20,8 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
 from games import movetrace, ratelimits, selectors, services
-from games.errors import ApplicationError
+from games.engine import ShengjiError
+from games.errors import ApplicationError, is_known_code
 from games.groupwatch import watch
 from games.realtime import session_digest, table_group, user_group
 
@@ -42,6 +43,10 @@ MAX_FRAME = 4096
 RATE_PER_SECOND = 8.0
 RATE_BURST = 20.0
 TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
+FLOOD_CLOSE = 1008  # policy violation: the close code of a socket that kept sending past its limit
+# Messages the table socket's task takes from its queue one after another before it lets the
+# event loop run the other sockets: a queue that holds a flood is read in bounded batches.
+TAKEN_BEFORE_YIELD = 32
 # The close codes when the user's session ends (docs/PROTOCOL.md): do not reconnect with it.
 SESSION_CLOSE_CODES = {services.SESSION_ENDED: 4401, services.ACCOUNT_SUSPENDED: 4403}
 HAND_ACTIONS = {"bid", "call", "bury", "play"}
@@ -72,6 +77,8 @@ def _log_failure(task: asyncio.Future[None]) -> None:
 class RateLimit:
     """A token bucket: ``RATE_BURST`` messages at once, then ``RATE_PER_SECOND``."""
 
+    __slots__ = ("at", "burst", "rate", "tokens")
+
     def __init__(self, rate: float = RATE_PER_SECOND, burst: float = RATE_BURST) -> None:
         self.rate, self.burst = rate, burst
         self.tokens, self.at = burst, time.monotonic()
@@ -84,6 +91,72 @@ class RateLimit:
             return False
         self.tokens -= 1
         return True
+
+
+TAKE, REFUSE, DROP, CLOSE = "take", "refuse", "drop", "close"
+
+
+class MessageLimit:
+    """What a socket does with a client's message (docs/PROTOCOL.md, "Limits"): ``take`` it
+    while its bucket has a token; past it, ``refuse`` the first of a run (one `rate_limited`
+    answer) and ``drop`` the rest unanswered (an answer each would cost what the limit saves,
+    and pile up in the server for a client that does not read); once the refused messages
+    overflow their own bucket (``settings.SHENGJI_SOCKET_OVERFLOW`` at once, then
+    ``_OVERFLOW_PER_S``), ``close`` the socket (``FLOOD_CLOSE``)."""
+
+    def __init__(self, rate: float, burst: float) -> None:
+        self.bucket = RateLimit(rate, burst)
+        self.overflow = RateLimit(
+            settings.SHENGJI_SOCKET_OVERFLOW_PER_S, settings.SHENGJI_SOCKET_OVERFLOW
+        )
+        self.refusing = False
+
+    def verdict(self) -> str:
+        if self.bucket.allow():
+            self.refusing = False
+            return TAKE
+        if not self.overflow.allow():
+            return CLOSE
+        if self.refusing:
+            return DROP
+        self.refusing = True
+        return REFUSE
+
+
+class Limited(AsyncJsonWebsocketConsumer):
+    """A socket whose client messages pass a ``MessageLimit`` first (``admitted``)."""
+
+    limit: MessageLimit
+    flooded = False  # closed for flooding: every message still queued is dropped
+
+    async def admitted(self) -> bool:
+        """Whether to handle the client's message; else it is answered `rate_limited` (the
+        first of a run), dropped, or the socket is closed for flooding."""
+        if self.flooded:
+            return False
+        verdict = self.limit.verdict()
+        if verdict == TAKE:
+            return True
+        if verdict == REFUSE:
+            await self.send_json(ApplicationError("rate_limited").as_message())
+        elif verdict == CLOSE:
+            self.flooded = True
+            logger.warning("socket closed for flooding: %s", self.scope.get("path"))
+            await self.close(code=FLOOD_CLOSE)
+        return False
+
+
+def failure_frame(error: Exception) -> dict[str, Any]:
+    """The error frame of a failure no service put in words: an engine error of one of the
+    project's codes (games/errors.py) gets that code and the code's own message, anything else
+    `internal`. Never the exception's text: a replay's error quotes a logged action (a bury's,
+    the kitty). Logged either way."""
+    code = getattr(error, "code", None)
+    if isinstance(error, ShengjiError) and isinstance(code, str) and is_known_code(code):
+        logger.warning("table socket: an engine error not put in words", exc_info=error)
+        return ApplicationError(code).as_message()
+    logger.error("table socket message failed", exc_info=error)
+    return ApplicationError("internal").as_message()
 
 
 def _cards(content: dict[str, Any]) -> str:
@@ -149,7 +222,7 @@ class SessionEnded(Exception):
         self.end = end
 
 
-class SessionBound(AsyncJsonWebsocketConsumer):
+class SessionBound(Limited):
     """A logged-in user's socket lives as long as the session it was opened with: it is in
     the group ``user_<id>``, told there when the session ends (log-out, a password change, a
     ban, the account removed), and it checks the session before each message it takes, in
@@ -289,12 +362,27 @@ class TableConsumer(SessionBound):
         self.base_send = send
         deliver_into(self.channel_name, inbox)
         try:
-            while True:
-                await self.dispatch(await receive())
+            await self._take_in_batches(inbox)
         except StopConsumer:
             pass
         finally:
             layer.stop_delivering(self.channel_name)
+
+    async def _take_in_batches(self, inbox: asyncio.Queue[dict[str, Any]]) -> None:
+        """Take the queue's messages in order, letting the event loop run the other sockets
+        after every ``TAKEN_BEFORE_YIELD`` taken without a wait: a message waiting is taken
+        without a turn of the loop (the move path's), but a queue that holds a flood (daphne's
+        queue is unbounded) never holds the loop for more than one batch."""
+        taken = 0
+        while True:
+            if inbox.empty():
+                taken = 0  # the get below waits: the loop runs the others meanwhile
+            elif taken >= TAKEN_BEFORE_YIELD:
+                taken = 0
+                await asyncio.sleep(0)
+            message = await inbox.get()
+            taken += 1
+            await self.dispatch(message)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its trip, before every message, to the one shared thread
@@ -344,7 +432,7 @@ class TableConsumer(SessionBound):
         self.gap_timer: asyncio.TimerHandle | None = None
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.touched_at = time.monotonic()  # the database last heard of it (connections_touch)
-        self.limit = RateLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
+        self.limit = MessageLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
         self.address = ratelimits.client_ip_from_scope(self.scope)
@@ -395,11 +483,11 @@ class TableConsumer(SessionBound):
     # --- incoming ------------------------------------------------------------------------
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.ended:
+            return  # the session ended: the socket is closing and takes nothing more
+        if not await self.admitted():
+            return
         try:
-            if self.ended:
-                return  # the session ended: the socket is closing and takes nothing more
-            if not self.limit.allow():
-                raise ApplicationError("rate_limited")
             content = self._decode(text_data)
             self.check_due = self.user.is_authenticated  # in the message's first trip (_db)
             await self._dispatch(content)
@@ -408,12 +496,7 @@ class TableConsumer(SessionBound):
         except ApplicationError as error:
             await self.send_json(error.as_message())
         except Exception as error:  # the socket outlives any failure of one message
-            code = getattr(error, "code", None)
-            if isinstance(code, str):  # another layer's coded error (e.g. the ladder's)
-                await self.send_json({"type": "error", "code": code, "message": str(error)})
-                return
-            logger.exception("table socket message failed")
-            await self.send_json(ApplicationError("internal").as_message())
+            await self.send_json(failure_frame(error))
         finally:
             self.check_due = False  # a message refused before any trip changed nothing
 

@@ -188,6 +188,11 @@ def message_for(code: str) -> str:
     return code if message is None else str(message)
 
 
+def is_known_code(code: str) -> bool:
+    """Whether ``code`` is one of the project's (a refusal's, the site's or the engine's)."""
+    return code in _MESSAGES or code in _ENGINE_MESSAGES or code in _SITE_MESSAGES
+
+
 def error_messages() -> dict[str, str]:
     """The table's codes' messages in the active language: the table page's labels carry them."""
     return {code: str(text) for code, text in {**_MESSAGES, **_ENGINE_MESSAGES}.items()}

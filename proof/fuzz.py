@@ -41,6 +41,7 @@ from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 from django.test import Client
 from django.test.utils import override_settings
 
@@ -142,6 +143,7 @@ class Peer:
         self.seq = -1
         self.phase: str | None = None
         self.report: Report | None = None
+        self.close_code: int | None = None  # the server's, once it closed the socket
 
     @classmethod
     async def open(
@@ -177,6 +179,7 @@ class Peer:
         except Exception as error:  # the consumer raised: its socket is gone
             raise Dead(f"{self.name}: consumer failed: {error!r}") from error
         if message["type"] != "websocket.send":
+            self.close_code = message.get("code")
             raise Dead(f"{self.name}: socket closed: {message}")
         frame: dict[str, Any] = json.loads(message["text"])
         self._follow(frame)
@@ -447,8 +450,12 @@ class Fuzzer:
         self.generator.last_legal = None
 
     async def flood(self) -> None:
-        """A socket with the site's real bucket sends a burst of pings without waiting."""
-        count = max(100, self.target // 25)
+        """A socket with the site's real bucket sends a burst of pings without waiting: the
+        bucket's are answered, the first refused one is answered `rate_limited` and the rest
+        are dropped unanswered; once the bucket refills it is heard again. Another sends more
+        than its refusals may overflow: it is closed with 1008 (docs/PROTOCOL.md, "Limits")."""
+        burst, overflow = int(settings.SHENGJI_SOCKET_BURST), int(settings.SHENGJI_SOCKET_OVERFLOW)
+        count = burst + overflow // 2
         world = self.world
         peer = await Peer.open(self.app, world.table_id, world.spectator, "flood", "spectator")
         peer.report = self.report
@@ -456,13 +463,14 @@ class Fuzzer:
         for _ in range(count):
             await peer.send(json.dumps({"type": "ping"}))
         answers: Counter[str] = Counter()
-        while sum(answers.values()) < count:
+        while not await peer.socket.receive_nothing(timeout=1):
             frame = await peer.receive()
             if frame["type"] in ("pong", "error"):
                 answers[frame.get("code", "pong")] += 1
         await asyncio.sleep(0.5)  # the bucket refills: the socket is heard again
         await peer.send(json.dumps({"type": "ping"}))
         recovered = await peer.until(lambda f: f["type"] in ("pong", "error"))
+        closed_at = await self.flood_past_overflow(burst + overflow + 20)
         self.report.messages += count + 1
         self.report.outcomes.update(answers)
         self.report.outcomes[recovered.get("code", "pong")] += 1
@@ -471,10 +479,30 @@ class Fuzzer:
             "sent": count,
             "pong": answers["pong"],
             "rate_limited": answers["rate_limited"],
+            "dropped": count - sum(answers.values()),
             "recovered": int(recovered["type"] == "pong"),
+            "closed_past_overflow": closed_at or 0,
         }
-        if answers["rate_limited"] == 0 or recovered["type"] != "pong":
-            self.report.limits_missed.append(f"socket flood: {answers}, then {recovered}")
+        if answers["rate_limited"] == 0 or recovered["type"] != "pong" or closed_at != 1008:
+            self.report.limits_missed.append(
+                f"socket flood: {answers}, then {recovered}; past the overflow: {closed_at}"
+            )
+
+    async def flood_past_overflow(self, count: int) -> int | None:
+        """The close code of a socket sent ``count`` pings at once (None: not closed)."""
+        world = self.world
+        peer = await Peer.open(self.app, world.table_id, world.spectator, "flooder", "spectator")
+        for _ in range(count):
+            await peer.send(json.dumps({"type": "ping"}))
+        try:
+            while True:
+                await peer.receive()
+        except Dead:
+            pass
+        except TimeoutError:
+            return None
+        await peer.socket.disconnect()
+        return peer.close_code
 
     async def chat_flood(self) -> None:
         """The spectator chats more lines at once than the per-user limit lets through."""

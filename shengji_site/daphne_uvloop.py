@@ -7,7 +7,8 @@ callbacks, the sockets' readiness and the timers cost less of the process's CPU 
 pure-Python loop (11–15 % of daphne's CPU per action in alternated runs: docs/proof/LOAD.md,
 *daphne on uvloop, and uvicorn*).
 Its TCP writes go to the socket at once when nothing waits before them (``writethrough``: a
-frame no longer waits for the loop's next turn). Everything else is daphne's as it comes.
+frame no longer waits for the loop's next turn). Each WebSocket connection's frames in and
+unread bytes out are bounded (``socketguard``). Everything else is daphne's as it comes.
 ``SHENGJI_DAPHNE_LOOP=asyncio`` keeps asyncio's loop (to measure one against the other, or
 should a platform lack uvloop); ``SHENGJI_WRITE_THROUGH=0`` keeps Twisted's buffered writes.
 """
@@ -45,12 +46,16 @@ def writes_through() -> bool:
 
 
 def prepare() -> None:
-    """Before daphne starts: the loop its reactor runs on, and how its sockets are written."""
+    """Before daphne starts: the loop its reactor runs on, how its sockets are written, and
+    each WebSocket connection's bounds (``socketguard``)."""
     use_loop(chosen_loop())
     if writes_through():
         from shengji_site import writethrough
 
         writethrough.install()
+    from shengji_site import socketguard
+
+    socketguard.install()
 
 
 def main() -> None:

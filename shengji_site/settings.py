@@ -344,6 +344,23 @@ SHENGJI_RATELIMIT_PREFIX = os.environ.get("CHANNELS_PREFIX", "shengji") + ":limi
 # Each table socket: a token bucket of BURST messages at once, refilled at RATE_PER_S.
 SHENGJI_SOCKET_BURST = float(os.environ.get("SHENGJI_SOCKET_BURST") or 20)
 SHENGJI_SOCKET_RATE_PER_S = float(os.environ.get("SHENGJI_SOCKET_RATE_PER_S") or 8)
+# Past its bucket a socket's message is refused: the first of a run answered `rate_limited`, the
+# rest dropped unanswered. OVERFLOW refused at once, then OVERFLOW_PER_S, and the socket is
+# closed with 1008 (every socket route: table, lobby, echo; docs/PROTOCOL.md, "Limits").
+SHENGJI_SOCKET_OVERFLOW = float(os.environ.get("SHENGJI_SOCKET_OVERFLOW") or 50)
+SHENGJI_SOCKET_OVERFLOW_PER_S = float(os.environ.get("SHENGJI_SOCKET_OVERFLOW_PER_S") or 10)
+# daphne's own bound on each WebSocket connection, before any socket code sees a frame
+# (shengji_site/socketguard.py): FRAME_BURST frames at once then FRAMES_PER_S, and at most
+# UNSENT_BYTES written but not yet taken by the client; past either it is dropped.
+SHENGJI_WS_FRAME_BURST = float(os.environ.get("SHENGJI_WS_FRAME_BURST") or 200)
+SHENGJI_WS_FRAMES_PER_S = float(os.environ.get("SHENGJI_WS_FRAMES_PER_S") or 100)
+SHENGJI_WS_UNSENT_BYTES = int(os.environ.get("SHENGJI_WS_UNSENT_BYTES") or 1024 * 1024)
+# The load benchmark's echo socket (/ws/echo/): routed only when on (the bench's site sets it,
+# proof/echoclient.py), with sockets per address (per server process) and its own bucket.
+SHENGJI_ECHO_SOCKET = os.environ.get("SHENGJI_ECHO_SOCKET") == "1"
+SHENGJI_ECHO_SOCKETS_PER_IP = int(os.environ.get("SHENGJI_ECHO_SOCKETS_PER_IP") or 32)
+SHENGJI_ECHO_BURST = float(os.environ.get("SHENGJI_ECHO_BURST") or 20)
+SHENGJI_ECHO_RATE_PER_S = float(os.environ.get("SHENGJI_ECHO_RATE_PER_S") or 8)
 # Open sockets at one table: per logged-in user, and per address for anonymous spectators.
 SHENGJI_SOCKETS_PER_USER = int(os.environ.get("SHENGJI_SOCKETS_PER_USER") or 8)
 SHENGJI_SOCKETS_PER_IP = int(os.environ.get("SHENGJI_SOCKETS_PER_IP") or 32)

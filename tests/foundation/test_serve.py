@@ -42,6 +42,7 @@ class Site:
             EMBEDDED_REDIS_PORT=str(self.redis_port),
             CELERY_QUEUE="celery",
             CHANNELS_PREFIX="shengji",
+            SHENGJI_ECHO_SOCKET="1",  # the benchmark's echo socket, which these tests talk to
         )
         self.process: subprocess.Popen[bytes] | None = None
 

@@ -73,10 +73,13 @@ async def next_of(socket: Any, *kinds: str) -> dict[str, Any]:
 
 
 async def flood(socket: Any, count: int) -> Counter[str]:
+    """The answers to ``count`` pings sent at once, until the socket is quiet for a second:
+    past the bucket the first refused is answered `rate_limited` and the rest are dropped
+    unanswered (docs/PROTOCOL.md, "Limits")."""
     for _ in range(count):
         await socket.send_json_to({"type": "ping"})
     answers: Counter[str] = Counter()
-    while sum(answers.values()) < count:
+    while not await socket.receive_nothing(timeout=1):
         frame = await next_of(socket, "pong", "error")
         answers[frame.get("code", "pong")] += 1
     return answers
@@ -89,12 +92,13 @@ async def test_a_flood_is_rate_limited_and_the_socket_stays_open_and_recovers() 
     socket = await open_socket(table_id, user)
     await next_of(socket, "state")
     started = time.monotonic()
-    answers = await flood(socket, 120)
+    answers = await flood(socket, 60)  # fewer refused than the overflow (50): not closed
     elapsed = time.monotonic() - started
     burst, rate = django_settings.SHENGJI_SOCKET_BURST, django_settings.SHENGJI_SOCKET_RATE_PER_S
     assert (burst, rate) == (20, 8)
     assert burst <= answers["pong"] <= burst + rate * elapsed + 1
-    assert answers["rate_limited"] == 120 - answers["pong"] > 0
+    # The first refused of each run (a token back ends one) answered, the others dropped.
+    assert 1 <= answers["rate_limited"] <= answers["pong"] - burst + 1
     await asyncio.sleep(2 / rate)  # two tokens back
     await socket.send_json_to({"type": "ping"})
     assert (await next_of(socket, "pong", "error"))["type"] == "pong"
@@ -110,7 +114,7 @@ async def test_the_socket_bucket_takes_its_numbers_from_settings(settings: Any) 
     socket = await open_socket(table_id, user)
     await next_of(socket, "state")
     answers = await flood(socket, 10)
-    assert answers == {"pong": 3, "rate_limited": 7}
+    assert answers == {"pong": 3, "rate_limited": 1}
     await socket.disconnect()
 
 
