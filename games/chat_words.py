@@ -29,6 +29,7 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
     "call_spent": (0,),
     "timeout_play": (0,),
     "timeout_bury": (0,),
+    "timeout_call": (0,),
 }
 
 
@@ -111,6 +112,8 @@ def system_line_patterns() -> dict[str, str]:
         "timeout_play": _("Time's up: the system played {1} for {0}"),
         # Translators: the dealer's time ran out and the server buried for them (超时代扣底).
         "timeout_bury": _("Time's up: the system buried the kitty for {0}"),
+        # Translators: 找朋友, the dealer's time to call ran out and the server called for them.
+        "timeout_call": _("Time's up: the system called the friends for {0}"),
     }
 
 

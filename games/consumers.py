@@ -575,13 +575,26 @@ class TableConsumer(SessionBound):
         hand_id = await self._hand_id()
         text = f"{action} {seat} {_calls(content) if action == 'call' else _cards(content)}"
         try:
-            await self._db(services.hand_check, hand_id=hand_id, user=self.user, text=text)
+            warning = await self._db(
+                services.hand_check, hand_id=hand_id, user=self.user, text=text
+            )
         except ApplicationError as error:
             await self.send_json(
                 {"type": "check", "ok": False, "code": error.code, "message": error.message}
             )
             return
-        await self.send_json({"type": "check", "ok": True})
+        if warning is None:
+            await self.send_json({"type": "check", "ok": True})
+            return
+        await self.send_json(
+            {
+                "type": "check",
+                "ok": True,
+                "warning": warning.code,
+                "call": warning.call,
+                "held": warning.held,
+            }
+        )
 
     async def on_sit(self, content: dict[str, Any]) -> None:
         self._require_login()

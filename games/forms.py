@@ -19,6 +19,9 @@ HOUSE_RULE_PREFIX = "rule_"
 # (docs/LADDER.md, "Who may sit"), so two accounts fresh from the sign-up grant (1,000) can
 # sit, lose a hand at the worst and sit again (tests/games/test_first_table.py).
 DEFAULT_STAKE = 20
+# The dealer's time to bury (and in 找朋友, before it, to call the friends): the table model's
+# default.
+DEFAULT_BURY_SECONDS = 30
 # The old form's ``mode`` said casual or ranked; ``casual`` reads as the default mode now, and
 # ``ranked`` is refused as before: ranked tables come only from quick match
 # (docs/PROTOCOL.md, Tables of every shape).
@@ -120,7 +123,7 @@ class TableCreateForm(ShapeForm):
     field_order = [
         "name", "preset", "players", "mode", "decks", "friends",
         "friend_cards", "join_policy", "small_side_bonus", "draw_policy",
-        "stake", "min_balance", "play_seconds", "unlisted",
+        "stake", "min_balance", "play_seconds", "bury_seconds", "unlisted",
     ]  # fmt: skip
     name = forms.CharField(label=_("Name"), max_length=60, required=False)
     preset = forms.ChoiceField(
@@ -137,6 +140,16 @@ class TableCreateForm(ShapeForm):
     )
     play_seconds = forms.IntegerField(
         label=_("Seconds per play"), min_value=5, max_value=120, initial=20
+    )
+    bury_seconds = forms.IntegerField(
+        label=_("Seconds to bury"),
+        min_value=10,
+        max_value=180,
+        initial=DEFAULT_BURY_SECONDS,
+        required=False,
+        help_text=_(
+            "找朋友: the dealer has this long to call the friends, then this long again to bury."
+        ),
     )
     unlisted = forms.BooleanField(
         label=_("Private"),
@@ -182,6 +195,7 @@ class TableCreateForm(ShapeForm):
             "stake": data["stake"],
             "min_balance": data["min_balance"],
             "play_seconds": data["play_seconds"],
+            "bury_seconds": _or_default(data.get("bury_seconds"), DEFAULT_BURY_SECONDS),
             "unlisted": data["unlisted"],
             "house_rules": {
                 **{
@@ -192,6 +206,11 @@ class TableCreateForm(ShapeForm):
                 **shape["house_rules"],
             },
         }
+
+
+def _or_default(value: int | None, default: int) -> int:
+    """A number field left empty (a form posted without it): the default."""
+    return default if value is None else value
 
 
 def house_rule_fields() -> dict[str, forms.Field]:

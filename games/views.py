@@ -26,6 +26,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 import games.errors as game_errors
 from games import (
+    call_words,
     chat_words,
     matchmaking,
     moment_words,
@@ -430,6 +431,11 @@ def _table_labels() -> dict[str, Any]:
         "last_trick": _("Last trick"),
         "hide_last_trick": _("Back to this trick"),
         "escape": _("Escape"),
+        # Translators: under the hand's result, for a player whose auto-ready is on.
+        "auto_ready_waits": _(
+            "Auto-ready waits for you: close the result (or press Ready) and you are ready "
+            "for the next hand."
+        ),
         "escape_confirm": _(
             "Leave this hand now? It is an escape: the hand stops and you pay the table's "
             "escape penalty."
@@ -500,6 +506,7 @@ def _table_labels() -> dict[str, Any]:
         **table_words.shape_table_words(),
         **rules_words.ended_table_words(),
         **moment_words.moment_table_words(),
+        **call_words.call_step_words(),
     }
 
 
@@ -641,6 +648,7 @@ def _replay_labels() -> dict[str, Any]:
         "start": _("Start: the deck is shuffled."),
         "deal_n": _("{n} cards dealt ({drawn}/100)."),
         "bid_by": _("{name} bids {cards}."),
+        "nth_card": chat_words.nth_card_pattern(),
         "close": _("Bidding closes."),
         "bury_by": _("{name} buries {cards}."),
         "play_by": _("{name} plays {cards}."),

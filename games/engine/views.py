@@ -156,13 +156,14 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
         elif state.phase == PLAYING:
             view["kitty"] = format_cards(state.buried)
     if seat == state.dealer and state.phase == BURYING and state.rules.is_friends:
-        view["call_defaults"] = _call_defaults(state, seat)
+        view["call_defaults"] = call_defaults(state, seat)
     return view
 
 
-def _call_defaults(state: HandState, seat: int) -> str:
+def call_defaults(state: HandState, seat: int) -> str:
     """The calls the dealer's pickers start from, "1AS 1KH" (``friends.default_calls``: never a
-    card of the dealer's hand while another legal call exists; ENGINE-PART2-DECISIONS.md F13)."""
+    card of the dealer's hand while another legal call exists; ENGINE-PART2-DECISIONS.md F13);
+    the calls the server makes for a dealer whose calls step ran out."""
     trump = state.trump
     assert trump is not None
     rules = state.rules

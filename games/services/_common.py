@@ -56,6 +56,7 @@ SYSTEM_LINES = {
     "call_spent": "seat {0} plays the call {2}{1}, already on the dealer's side",
     "timeout_play": "seat {0}'s time ran out: the system played {1}",
     "timeout_bury": "seat {0}'s time ran out: the system buried the kitty",
+    "timeout_call": "seat {0}'s time ran out: the system called the friends",
 }
 
 

@@ -100,13 +100,15 @@ def play_lines(state: HandState, before: Before) -> list[SystemLine]:
 def timeout_lines(table_id: int, seat: int, texts: list[str]) -> None:
     """A player's turn ran out and the server moved for them: a line says so, with the cards
     of a play (public once played); a bury's cards and 找朋友 calls stay hidden (RULES.md §5.4,
-    RULES-SPEC.md §9.4)."""
+    RULES-SPEC.md §9.4): ``timeout_call`` says only that the system called for the dealer."""
     for text in texts:  # "play 2 5H 5H": the action, the seat, the cards
         kind, _, cards = text.split(" ", 2)
         if kind == "play":
             system_line(table_id, system("timeout_play", seat, cards))
         elif kind == "bury":
             system_line(table_id, system("timeout_bury", seat))
+        elif kind == "call":
+            system_line(table_id, system("timeout_call", seat))
 
 
 def friend_news(state: HandState, before: Before) -> bool:
@@ -155,22 +157,53 @@ def count_turns(hand: Hand) -> None:
         )
 
 
-def _turn_started_at(hand: Hand, now: datetime, moved: bool) -> datetime:
-    """When the turn in play began: now when this change logged a move, else (托管 on or off,
+def calls_step(state: HandState) -> bool:
+    """找朋友's dealer is at the calls step: burying, no calls made yet (RULES-SPEC.md §9.3.3).
+    The step has the table's bury time; the first calls start the bury's own (``turn_limit_s``,
+    docs/PROTOCOL.md "Time")."""
+    return state.phase == BURYING and state.rules.is_friends and not state.calls
+
+
+def turn_limit_s(state: HandState) -> int:
+    """The table's time for the step in play: ``bury_s`` for the dealer's bury, and in 找朋友
+    for the calls before it (each step its own), ``play_s`` for a play. The one-statement
+    move (services/optimistic.py) takes its limit from here too."""
+    return state.rules.bury_s if state.phase == BURYING else state.rules.play_s
+
+
+def _turn_started_at(hand: Hand, state: HandState, now: datetime, prev: int | None) -> datetime:
+    """When the step in play began: now when this change logged a move, else (托管 on or off,
     a takeover, a player back) when the hand's last move was logged, the move that gave the
-    seat its turn (burying and playing are always begun by one)."""
-    if moved or hand.seq == 0:
+    seat its turn (burying and playing are always begun by one). 找朋友's bury after the calls
+    began with the first calls: changing them later starts nothing new."""
+    if state.phase == BURYING and state.calls:
+        return _calls_made_at(hand, now, prev)
+    if prev is not None or hand.seq == 0:
         return now
     last = Action.objects.filter(hand=hand, seq=hand.seq - 1).values_list("created_at", flat=True)
     return last.first() or now
 
 
+def _calls_made_at(hand: Hand, now: datetime, prev: int | None) -> datetime:
+    """When the hand's first calls were logged: now if by this change (``prev`` on)."""
+    first = (
+        Action.objects.filter(hand=hand, text__startswith="call ")
+        .order_by("seq")
+        .values_list("seq", "created_at")
+        .first()
+    )
+    if first is None or (prev is not None and first[0] >= prev):
+        return now
+    return first[1]
+
+
 def _next_deadline(
-    hand: Hand, state: HandState, now: datetime, seats: list[Seat], moved: bool
+    hand: Hand, state: HandState, now: datetime, seats: list[Seat], prev: int | None
 ) -> datetime:
     """The next deadline. A turn's is never later than its start plus the table's time,
     whatever changes during it: 托管 on then off, or a takeover and a return, give the player
-    the rest of their turn, never a new one (docs/PROTOCOL.md, "Time")."""
+    the rest of their turn, never a new one (docs/PROTOCOL.md, "Time"). In 找朋友 the dealer's
+    calls and bury are two steps, each with the table's bury time (``turn_limit_s``)."""
     rules = state.rules
     interval = timedelta(milliseconds=rules.deal_interval_ms)
     started = hand.deal_started_at or now
@@ -181,8 +214,7 @@ def _next_deadline(
         return started + interval * (draws - 1) + timedelta(seconds=rules.bid_window_s)
     seat = state.to_act
     assert seat is not None
-    limit = rules.bury_s if state.phase == BURYING else rules.play_s
-    latest = _turn_started_at(hand, now, moved) + timedelta(seconds=limit)
+    latest = _turn_started_at(hand, state, now, prev) + timedelta(seconds=turn_limit_s(state))
     return min(now + bot_delay(), latest) if seats[seat].bot else latest
 
 
@@ -213,7 +245,7 @@ def after_change(
     if state.phase == FINISHED:
         _finish_hand(hand, state, now)
     else:
-        hand.deadline = _next_deadline(hand, state, now, seats, moved=prev is not None)
+        hand.deadline = _next_deadline(hand, state, now, seats, prev)
     timer = _timer_to_send(hand, now)
     hand.snapshot = public_summary(state, hand.deadline)
     hand.save(update_fields=HAND_MOVING_FIELDS)

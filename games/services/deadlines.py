@@ -13,15 +13,17 @@ from django.db import connection, transaction
 from django.db.models import Q, QuerySet
 
 from games import realtime
-from games.autoplay import bot_bid, bot_turn
-from games.engine import HandState
+from games.autoplay import bot_bid, bot_move, bot_turn
+from games.engine import HandState, ShengjiError
 from games.engine.hand import BIDDING, BURYING, DEALING, PLAYING
+from games.engine.views import call_defaults
 from games.handstate import load_state
 from games.models import Hand, Seat
 from games.services._common import db_now, hand_seats, lock_hand
 from games.services._moves import (
     after_change,
     before_change,
+    calls_step,
     catch_up_deal,
     log_actions,
     system_lines,
@@ -138,7 +140,7 @@ def _rearm(hand: Hand) -> DeadlineRun:
 def _advance(hand: Hand, now: datetime) -> None:
     """The deadline's move: the next cards of the deal, the bots' bids and the close of the
     bidding, or the bot's bury (in 找朋友 its calls first, if the dealer made none) or play
-    for the seat in turn."""
+    for the seat in turn; for a player out of time at 找朋友's calls step, the calls only."""
     seats = hand_seats(hand)
     state = load_state(hand)
     before = before_change(state)
@@ -154,13 +156,32 @@ def _advance(hand: Hand, now: datetime) -> None:
     elif state.phase in (BURYING, PLAYING) and not logged:
         seat = state.to_act
         assert seat is not None
-        texts = bot_turn(state, seat)  # 找朋友's dealer: the calls, then the bury
-        logged += [(seat, text, True) for text in texts]
-        if not seats[seat].bot:  # a player's own time ran out (not a bot's or 托管's delay)
+        if seats[seat].bot:
+            texts = bot_turn(state, seat)  # 找朋友's dealer: the calls, then the bury
+        else:  # a player's own time ran out (not a bot's or 托管's delay)
+            texts = _timed_out_step(state, seat)
             timeout_lines(hand.match.table_id, seat, texts)
+        logged += [(seat, text, True) for text in texts]
     prev = log_actions(hand, logged)
     system_lines(hand, state, logged, before)
     after_change(hand, state, now, seats, prev=prev)
+
+
+def _timed_out_step(state: HandState, seat: int) -> list[str]:
+    """The move for a player whose step ran out, applied to ``state``: at 找朋友's calls step
+    only the calls, those the dealer's pickers offered first (``call_defaults``: never a card
+    of the dealer's hand while another legal call exists), and the bury then has its own clock,
+    so the cards the dealer was choosing are not buried for them; else the bot's bury or play
+    (docs/PROTOCOL.md, "Time")."""
+    if not calls_step(state):
+        return bot_turn(state, seat)
+    text = f"call {seat} {call_defaults(state, seat)}"
+    try:
+        state.apply(text, seat)
+    except ShengjiError:  # no set of legal calls to offer (never at a legal table): the bot's
+        text = bot_move(state, seat)
+        state.apply(text, seat)
+    return [text]
 
 
 def _bot_bids(state: HandState, seats: list[Seat]) -> list[tuple[int | None, str, bool]]:

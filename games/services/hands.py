@@ -5,6 +5,7 @@ autopilot (托管) turns it off."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 
 from django.db import transaction
@@ -13,7 +14,11 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from games import realtime
 from games.autoplay import bot_hint
-from games.engine import ShengjiError
+from games.engine import HandState, ShengjiError
+from games.engine.actions import CALL
+from games.engine.actions import Action as EngineAction
+from games.engine.cards import Card
+from games.engine.friends import FriendCall, format_call, held_calls
 from games.engine.hand import BIDDING
 from games.errors import ApplicationError
 from games.handstate import load_state
@@ -131,8 +136,20 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
     return hand
 
 
-def hand_check(*, hand_id: int, user: User, text: str) -> None:
-    """Raise the reason ``text`` would be refused now, without changing anything."""
+@dataclass(frozen=True)
+class CheckWarning:
+    """An action that would be accepted, with something its player should know first: in
+    找朋友 a call of a card the dealer holds (``call_held``, ``call_held_fewer``;
+    ENGINE-PART2-DECISIONS.md F13). ``call`` is the call ("2AS"), ``held`` the copies held."""
+
+    code: str
+    call: str
+    held: int
+
+
+def hand_check(*, hand_id: int, user: User, text: str) -> CheckWarning | None:
+    """Raise the reason ``text`` would be refused now, without changing anything; else the
+    first warning it deserves (``CheckWarning``), or None."""
     hand = Hand.objects.select_related("match__table").filter(pk=hand_id).first()
     if hand is None or hand.status != Hand.Status.PLAYING:
         raise ApplicationError("no_hand")
@@ -140,9 +157,23 @@ def hand_check(*, hand_id: int, user: User, text: str) -> None:
     state = load_state(hand)
     catch_up_deal(hand, state, db_now())  # on this copy only: the cards due by now count
     try:
-        state.check_action(seat, text)
+        action = state.check_action(seat, text)
     except ShengjiError as error:
         raise ApplicationError.from_engine(error) from None
+    return _call_warning(state, action)
+
+
+def _call_warning(state: HandState, action: EngineAction) -> CheckWarning | None:
+    """A call naming a card of the dealer's hand (the hand as it is now, the kitty taken):
+    allowed, with what it means (``friends.held_calls``)."""
+    if action.kind != CALL or action.seat is None:
+        return None
+    calls = [FriendCall(Card(c), n) for c, n in zip(action.cards, action.ordinals, strict=True)]
+    held = held_calls(calls, state.hands[action.seat])
+    if not held:
+        return None
+    first = held[0]
+    return CheckWarning(first.code, format_call(first.call), first.held)
 
 
 def table_hint(*, table_id: int, user: User) -> tuple[str, str]:

@@ -42,7 +42,7 @@ from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, ChatLine, Hand, HandPlayer
 from games.services._common import SystemLine, bot_delay
-from games.services._moves import before_change, play_lines
+from games.services._moves import before_change, play_lines, turn_limit_s
 from games.services.chat import system_payload
 from games.services.connections import DB_SESSION_ENGINES
 from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
@@ -93,17 +93,20 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
         state.apply(action, seat)
     except ShengjiError:
         return None
+    if state.phase == BURYING:
+        return None  # still burying: its clock's start is the locking path's (_turn_started_at)
     limit_s = 0.0 if state.phase == FINISHED else _limit_s(state, facts)
     return Planned(facts, seat, str(action), state, limit_s, tuple(play_lines(state, before)))
 
 
 def _limit_s(state: HandState, facts: MoveFacts) -> float:
-    """Seconds to the next deadline (as ``_moves._next_deadline`` in play)."""
+    """Seconds to the next deadline, as ``_moves._next_deadline`` gives a step begun by this
+    move (the table's time for it, ``turn_limit_s``; a bot's delay)."""
     to_act = state.to_act
     assert to_act is not None
     if facts.bots[to_act]:
         return bot_delay().total_seconds()
-    return float(state.rules.play_s)
+    return float(turn_limit_s(state))
 
 
 def _table(model: Any) -> str:

@@ -27,6 +27,7 @@ const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), 
 const RING_SIDES = { 5: [1, 2, 1], 6: [2, 1, 2], 7: [2, 2, 2], 8: [2, 3, 2] };
 const SOUND_KEY = "shengji.sound"; // localStorage: "1" when the turn tone is on
 const CHECK_DEBOUNCE_MS = 150;
+const CALLS_SEND_AT_S = 3; // 找朋友: a legal pick not sent yet goes this long before time is up
 const PING_EVERY_MS = 20000;
 const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
 const LEDGER_RETRY_MS = 500; // a hand just ended: its settlement (the wrap-up) is a moment behind
@@ -34,6 +35,7 @@ const LEDGER_TRIES = 40;
 const REVEAL_GLOW_MS = 4000; // a friend just revealed: their seat glows this long
 const RANKS_HIGH_FIRST = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUIT_SYMBOLS = { S: "♠", H: "♥", C: "♣", D: "♦" };
+const RESULT_CLOSED_KEY = "shengji.resultClosed"; // sessionStorage: the hand whose result was closed
 
 // --- small helpers -------------------------------------------------------------------------------
 
@@ -126,9 +128,21 @@ const ui = {
   callsFor: null, // the hand id the picks are for
   callCheck: { key: null, ok: null, code: null, message: null },
   pendingBury: null, // {hand, cards}: a bury to send once the view shows the calls made
-  resultClosed: null, // the hand id whose result sheet the player closed (phone)
+  callsSentAt: null, // the hand whose picks went as its calls step ran out
+  resultClosed: storedResultClosed(), // the hand id whose result the player closed
+  readyHeldFor: null, // the hand id after which the page took back auto-ready while its result was open
+  foldedFor: null, // the hand id at whose start the invite was folded
   finishedSeen: new Map(), // hand id → when (ms) this page first saw it finished
 };
+
+function storedResultClosed() {
+  try {
+    const id = Number(window.sessionStorage.getItem(RESULT_CLOSED_KEY));
+    return id || null;
+  } catch {
+    return null;
+  }
+}
 
 function mySeat() {
   return game.you ? game.you.seat : null;
@@ -413,6 +427,8 @@ function noteTimeout(line) {
     setNote(fmt(L.timeout_me_play, { cards: cardsName(parseCards(String(params[1])), L) }), "warn");
   } else if (line.code === "timeout_bury") {
     setNote(L.timeout_me_bury, "warn");
+  } else if (line.code === "timeout_call") {
+    setNote(L.timeout_me_call, "warn");
   }
 }
 
@@ -444,7 +460,11 @@ function onState(frame) {
     // a view newer than this state already arrived: keep it, take the deadline only
     before.deadline = frame.hand.deadline;
   } else {
-    if (!before || !frame.hand || before.id !== frame.hand.id) resetHandUi();
+    if (!before || !frame.hand || before.id !== frame.hand.id) {
+      resetHandUi();
+      // throws made before this page saw the hand are not news
+      ui.lastThrows = frame.hand && frame.hand.view ? (frame.hand.view.failed_throws || []).length : 0;
+    }
     game.hand = frame.hand;
   }
   game.deadlineAt = game.hand && game.hand.deadline ? Date.parse(game.hand.deadline) : null;
@@ -483,6 +503,8 @@ function resetHandUi() {
   ui.callsFor = null;
   ui.callCheck = { key: null, ok: null, code: null, message: null };
   ui.pendingBury = null;
+  ui.callsSentAt = null;
+  ui.note = null; // a note (a failed throw, a timeout) goes with its hand
 }
 
 /** What makes a new turn: the phase, who acts, and how far the tricks are. */
@@ -676,7 +698,7 @@ function forgetPendingChecks() {
 function onCheck(frame) {
   const item = checkInFlight;
   checkInFlight = null;
-  if (item) item.done(frame.ok, frame.code || null, frame.message || null);
+  if (item) item.done(frame.ok, frame.code || null, frame.message || null, frame);
   setTimeout(pumpChecks, 60);
 }
 
@@ -827,8 +849,11 @@ function picksCalls() {
   return Boolean(isFriends(v) && handLive() && v.phase === "burying" && v.dealer === mySeat() && mySeat() !== null);
 }
 
-/** Picks to start from: the A of each plain suit (not trump), first copy; the server checks. */
+/** Picks to start from: the server's (the view's `call_defaults`, never a card of the dealer's
+ * hand while another legal call exists: docs/ENGINE-PART2-DECISIONS.md F13); without them,
+ * the A of each plain suit, first copy. The server checks either. */
 function defaultCalls(v) {
+  if (v.call_defaults) return parseCallsText(v.call_defaults);
   const trumpSuit = v.trump ? v.trump.suit : null;
   const suits = ["S", "H", "C", "D"].filter((suit) => suit !== trumpSuit);
   const rank = v.level === "A" ? "K" : "A";
@@ -840,8 +865,35 @@ function defaultCalls(v) {
   return calls;
 }
 
+/** "2AS 1KH" → picks ({ordinal, rank, suit}). */
+function parseCallsText(text) {
+  return String(text).split(" ").filter(Boolean).map((call) => ({
+    ordinal: Number(call[0]),
+    rank: call.slice(1, -1),
+    suit: call.slice(-1),
+  }));
+}
+
 function callsText() {
   return (ui.calls || []).map((c) => `${c.ordinal}${c.rank}${c.suit}`).join(" ");
+}
+
+/** The calls alone, before the bury: the bury's own clock starts with them (docs/PROTOCOL.md,
+ * "Time"). */
+function sendCalls() {
+  if (!needsCall() || ui.callCheck.ok !== true) return;
+  act({ type: "call", seq: game.hand.seq, calls: callsText() });
+}
+
+/** A legal pick not sent yet goes as the calls step runs out, so the dealer's own choice is
+ * kept (the server would make its defaults). */
+function sendCallsBeforeTimeUp(remaining) {
+  const v = view();
+  if (!picksCalls() || !v || v.calls_made || remaining > CALLS_SEND_AT_S) return;
+  if (ui.callsSentAt === game.hand.id || seatInfo(mySeat()).autopilot) return;
+  if (!needsCall() || ui.callCheck.ok !== true) return;
+  ui.callsSentAt = game.hand.id;
+  sendCalls();
 }
 
 /** The calls the view says were made (the dealer's own view), as "2AS 1KH". */
@@ -858,10 +910,11 @@ function scheduleCallCheck() {
   const text = callsText();
   const key = `call|${text}|${game.hand.id}|${game.hand.seq}`;
   if (ui.callCheck.key === key) return;
-  ui.callCheck = { key, ok: null, code: null, message: null };
-  requestCheck("call", text, key, (ok, code, message) => {
+  ui.callCheck = { key, ok: null, code: null, message: null, warning: null };
+  requestCheck("call", text, key, (ok, code, message, frame) => {
     if (ui.callCheck.key !== key) return;
-    ui.callCheck = { key, ok, code, message };
+    const warning = ok && frame && frame.warning ? { code: frame.warning, call: frame.call, held: frame.held } : null;
+    ui.callCheck = { key, ok, code, message, warning };
     renderCallsPick();
     renderActions();
   });
@@ -904,16 +957,24 @@ function renderCallsPick() {
     box.replaceChildren(el("h3", "calls-pick-title", L.call_pick_title));
     ui.calls.forEach((call, i) => box.append(callPicker(call, i, v)));
     box.append(el("p", "calls-status", ""));
+    box.append(button(L.call_send, "secondary call-send", sendCalls, { "data-action": "call" }));
   }
   const status = box.querySelector(".calls-status");
   status.className = "calls-status";
   const made = madeCallsText(v);
+  const send = box.querySelector("[data-action=call]");
+  send.hidden = Boolean(made && made === callsText());
+  send.disabled = !needsCall() || ui.callCheck.ok !== true;
+  send.textContent = made ? L.call_change : L.call_send;
   if (made && made === callsText()) {
     status.textContent = fmt(L.calls_sent, { calls: "" });
     status.append(callsList(v, "calls-mine"));
     status.classList.add("ok");
   } else if (ui.callCheck.ok === null) {
     status.textContent = L.call_checking;
+  } else if (ui.callCheck.ok && ui.callCheck.warning) {
+    status.textContent = callWarningText(ui.callCheck.warning);
+    status.classList.add("ok", "warn");
   } else if (ui.callCheck.ok) {
     status.textContent = L.call_ok;
     status.classList.add("ok");
@@ -921,6 +982,14 @@ function renderCallsPick() {
     status.textContent = errorText(ui.callCheck.code, ui.callCheck.message);
     status.classList.add("error");
   }
+}
+
+/** What a call of a card in the dealer's hand means ("你手里有这张牌：…"). */
+function callWarningText(warning) {
+  const text = String(warning.call || "");
+  const words = text ? fmt(L.nth_card || "{nth} {card}", { nth: nthText(Number(text[0])), card: cardName(text.slice(1), L) }) : "";
+  const pattern = (L.call_warnings || {})[warning.code] || "";
+  return fmt(pattern, { call: words, n: warning.held });
 }
 
 function callPicker(call, i, v) {
@@ -1027,6 +1096,7 @@ function renderAll() {
   renderActions();
   renderInfo();
   renderStrip();
+  holdReadyWhileResultOpen();
   renderResult();
   renderChat();
   renderStatus();
@@ -1048,13 +1118,28 @@ function renderHeader() {
   byId("table-notice").hidden = tableClosed();
   const invite = document.getElementById("invite");
   if (invite && tableClosed()) invite.hidden = true;
+  foldForTheGame(invite);
   byId("table-name").textContent = t.ranked ? L.quick_match_name.replace("{name}", t.name) : t.name;
   const rules = config.rules && config.rules.name ? config.rules.name : t.preset;
   const parts = [t.ranked ? L.ranked : L.casual, rules, `${L.stake} ${t.stake}`, `${t.play_seconds} ${L.seconds}`];
   const shape = shapeText();
   if (shape) parts.splice(1, 0, shape);
   byId("table-meta").textContent = parts.join(" · ");
+  const shapeLine = byId("table-shape");
+  shapeLine.textContent = shape;
+  shapeLine.hidden = !shape;
   byId("table-number").textContent = numberingText();
+}
+
+/** Once a hand is dealt the table is the page: the invite folds into its small button (once a
+ * hand, so a player who opens it keeps it open), and the "table made" banner goes. */
+function foldForTheGame(invite) {
+  if (!game.hand) return;
+  const banner = document.querySelector("main > .messages");
+  if (banner) banner.hidden = true;
+  if (!invite || ui.foldedFor === game.hand.id) return;
+  ui.foldedFor = game.hand.id;
+  invite.open = false;
 }
 
 /** The table's shape in words ("6人 · 3副 · 找朋友"); nothing at a classic table. */
@@ -1239,9 +1324,12 @@ function renderTrick() {
       const played = parseCards(play.cards);
       const row = cardRow(played, L, played.length > 4 ? "trick-cards long" : "trick-cards", "both");
       row.setAttribute("aria-label", `${seatName(play.seat)}: ${cardsName(played, L)}`);
-      if (seatCount() !== 4) slot.append(el("span", "play-who", compass(play.seat)));
-      if (play === trick.plays[0]) slot.append(el("span", "lead-mark", L.leads));
-      slot.append(row);
+      // The slot's size is fixed (table.css): its marks share one line above the cards, the
+      // winner's is drawn over them, so the trick area keeps its height as plays arrive.
+      const head = el("span", "play-head");
+      if (seatCount() !== 4) head.append(el("span", "play-who", compass(play.seat)));
+      if (play === trick.plays[0]) head.append(el("span", "lead-mark", L.leads));
+      slot.append(head, row);
       if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
     }
     if (trick.winner !== null && trick.winner !== undefined && trick.points) {
@@ -1343,7 +1431,9 @@ function layoutRows(box, n) {
   const width = (box.clientWidth || root.clientWidth || 360) - gap;
   const cardWidth = parseFloat(style.getPropertyValue("--card-w")) || 64;
   const minStep = parseFloat(style.getPropertyValue("--min-step")) || 22;
-  const rowsNeeded = Math.max(1, Math.ceil(((n - 1) * minStep + cardWidth) / Math.max(width, cardWidth)));
+  // The fewest rows whose longest row still gives each card min-step to tap.
+  const perRow = Math.max(1, Math.floor((Math.max(width, cardWidth) - cardWidth) / minStep) + 1);
+  const rowsNeeded = Math.max(1, Math.ceil(n / perRow));
   const rows = [];
   let left = n;
   for (let r = rowsNeeded; r > 0; r -= 1) {
@@ -1389,7 +1479,10 @@ function renderActions() {
 
   if (!live && mine !== null) {
     const me = seatInfo(mine);
-    box.append(button(me.ready ? L.unready : L.press_ready, me.ready ? "secondary" : "primary", () => act({ type: "ready", ready: !me.ready }), { "data-action": "ready" }));
+    box.append(button(me.ready ? L.unready : L.press_ready, me.ready ? "secondary" : "primary", () => {
+      if (!me.ready && resultShown() && ui.resultClosed !== game.hand.id) closeResult(true); // ready: read
+      else act({ type: "ready", ready: !me.ready });
+    }, { "data-action": "ready" }));
     box.append(button(L.leave_seat, "secondary", () => act({ type: "stand" }), { "data-action": "stand" }));
   }
 
@@ -1559,11 +1652,7 @@ function onHint(frame) {
     return;
   }
   if (frame.action === "call" && picksCalls() && frame.calls) {
-    ui.calls = String(frame.calls).split(" ").filter(Boolean).map((text) => ({
-      ordinal: Number(text[0]),
-      rank: text.slice(1, -1),
-      suit: text.slice(-1),
-    }));
+    ui.calls = parseCallsText(frame.calls);
     byId("calls-pick").dataset.hand = "";
     scheduleCallCheck();
     renderCallsPick();
@@ -1672,7 +1761,7 @@ function statusText() {
   if (v.phase === "burying") {
     if (v.dealer !== mine) return fmt(L.burying_by, { name: seatName(v.dealer) });
     const k = kittySize(v);
-    if (isFriends(v)) return fmt(L.bury_pick_call, { n: ui.selected.length, k });
+    if (isFriends(v) && !v.calls_made) return fmt(L.bury_pick_call, { n: ui.selected.length, k });
     return k === 8 ? fmt(L.bury_pick, { n: ui.selected.length }) : fmt(L.bury_pick_k, { n: ui.selected.length, k });
   }
   if (v.phase === "playing") {
@@ -1766,19 +1855,23 @@ function renderStrip() {
   const box = el("div");
   const v = view();
   if (v) {
+    // One line that never wraps (the clock's coming and going, the points growing), then one
+    // line a call: the strip's height holds while a trick fills, so the hand below stays put.
+    const line = el("div", "strip-line");
     const trump = el("span", "strip-item strip-trump");
     trump.append(trumpText(v));
-    box.append(trump);
-    box.append(el("span", "strip-item strip-sides", sidesText(v)));
+    line.append(trump);
+    line.append(el("span", "strip-item strip-sides", sidesText(v)));
     if (v.phase === "playing" || v.phase === "finished") {
-      box.append(el("span", "strip-item strip-points", `${L.attackers_points} ${v.points.attackers}`));
-    }
-    if (isFriends(v) && v.calls && v.calls.length && v.phase !== "burying") {
-      box.append(callsList(v, "strip-item strip-calls"));
+      line.append(el("span", "strip-item strip-points", `${L.attackers_points} ${v.points.attackers}`));
     }
     const clock = el("span", "strip-item strip-clock", "");
     clock.dataset.clock = "1";
-    box.append(clock);
+    line.append(clock);
+    box.append(line);
+    if (isFriends(v) && v.calls && v.calls.length && v.phase !== "burying") {
+      box.append(callsList(v, "strip-item strip-calls"));
+    }
   }
   const strip = byId("strip");
   strip.hidden = !v || tableClosed();
@@ -1895,22 +1988,27 @@ function renderResult() {
     return;
   }
   if (!ui.finishedSeen.has(game.hand.id)) ui.finishedSeen.set(game.hand.id, Date.now());
-  // On a phone the result is a sheet over the table until the player closes it.
-  box.hidden = ui.resultClosed === game.hand.id && window.matchMedia("(max-width: 900px)").matches;
+  // The result stays until its reader closes it (or presses ready). On a phone it is a sheet
+  // over the table, but never over a free seat's buttons: then it sits below, in the page.
+  box.hidden = ui.resultClosed === game.hand.id;
   box.classList.add("sheet");
+  box.classList.toggle("in-page", seatFree());
   box.replaceChildren();
   const r = v.result;
   const head = el("div", "result-head");
   head.append(el("h2", "", L.result_title));
-  head.append(button(L.result_close, "secondary result-close", () => {
-    ui.resultClosed = game.hand.id;
-    renderResult();
-    renderActions();
-  }, { "data-action": "close-result" }));
+  const buttons = el("span", "result-buttons");
+  const mine = mySeat();
+  if (mine !== null && !seatInfo(mine).ready) {
+    buttons.append(button(L.press_ready, "primary result-ready", () => closeResult(true), { "data-action": "result-ready" }));
+  }
+  buttons.append(button(L.result_close, "secondary result-close", () => closeResult(), { "data-action": "close-result" }));
+  head.append(buttons);
   box.append(head);
   const next = el("p", "next-hand", nextHandText());
   next.dataset.nextHand = "1";
   box.append(next);
+  if (ui.readyHeldFor === game.hand.id) box.append(el("p", "result-line ready-held", L.auto_ready_waits));
   if (r.escaper !== null && r.escaper !== undefined) {
     box.append(el("p", "result-line", fmt(L.result_escape, { name: seatName(r.escaper) })));
   } else {
@@ -1950,6 +2048,46 @@ function renderResult() {
   replay.href = config.urls.replay.replace("/0/", `/${game.hand.id}/`);
   links.append(replay);
   box.append(links);
+}
+
+function seatFree() {
+  const t = game.table;
+  if (!t || tableClosed()) return false;
+  const taken = game.seats.filter((s) => s.user || s.bot).length;
+  return taken < seatCount();
+}
+
+/** The reader closes the result: with auto-ready on (or by the ready button, `readyNow`), that
+ * is their ready for the next hand. */
+function closeResult(readyNow = false) {
+  const hand = game.hand;
+  if (!hand) return;
+  ui.resultClosed = hand.id;
+  try {
+    window.sessionStorage.setItem(RESULT_CLOSED_KEY, String(hand.id));
+  } catch {
+    // no storage (a private window): the result shows again after a reload, nothing worse
+  }
+  const mine = mySeat();
+  if (mine !== null && !seatInfo(mine).ready && (readyNow || ui.readyHeldFor === hand.id)) act({ type: "ready", ready: true });
+  renderResult();
+  renderActions();
+}
+
+/** Auto-ready waits for the result (docs/PROTOCOL.md, "The pause after a hand"): while this
+ * player's result is open, the page takes back the ready the hand's end gave them, once a hand;
+ * closing the result (or pressing ready) gives it again. The next hand starts when the last
+ * reader does, so it never starts under an open result. */
+function holdReadyWhileResultOpen() {
+  const mine = mySeat();
+  const hand = game.hand;
+  if (mine === null || !hand || !resultShown() || ui.resultClosed === hand.id) return;
+  if (ui.readyHeldFor === hand.id) return;
+  const me = seatInfo(mine);
+  // On 托管 the player asked the table to go on without them: their auto-ready stands.
+  if (!me.auto_ready || !me.ready || me.autopilot) return;
+  ui.readyHeldFor = hand.id;
+  act({ type: "ready", ready: false });
 }
 
 function askLedgerAgain(handId) {
@@ -2038,6 +2176,7 @@ const SYSTEM_PARTS = {
   call_spent: { seats: [0], cards: [1], nth: [2] },
   timeout_play: { seats: [0], cards: [1] },
   timeout_bury: { seats: [0] },
+  timeout_call: { seats: [0] },
 };
 
 // Old lines (written before lines had a code) are read from their English text.
@@ -2123,12 +2262,21 @@ function clockKind() {
   return seatInfo(v.to_act).bot ? null : "turn";
 }
 
+/** The dealer's step the clock counts in 找朋友: the calls, then the bury (each its own time). */
+function clockStep(kind) {
+  const v = view();
+  if (kind !== "turn" || !v || v.phase !== "burying" || !isFriends(v)) return "";
+  return v.calls_made ? L.clock_bury : L.clock_calls;
+}
+
 function renderClock() {
   const kind = clockKind();
   const remaining = kind === null ? null : Math.max(0, Math.ceil((game.deadlineAt - Date.now()) / 1000));
   const text = remaining === null ? "" : `${remaining}s`;
   const clock = byId("clock");
-  const shown = kind === "bidding" ? `${L.clock_bidding} ${text}` : text;
+  const step = clockStep(kind);
+  const shown = kind === "bidding" ? `${L.clock_bidding} ${text}` : step ? `${step} ${text}` : text;
+  if (remaining !== null) sendCallsBeforeTimeUp(remaining);
   clock.textContent = shown;
   clock.classList.toggle("urgent", kind === "turn" && remaining <= 5);
   for (const node of root.querySelectorAll("[data-next-hand]")) node.textContent = nextHandText();

@@ -72,9 +72,7 @@ def test_defaults_are_legal_and_avoid_held_cards_whenever_they_can(
         trump = Trump(rng.choice("23456789TJQKA"), rng.choice(["S", "H", "C", "D", None]))
         calls = default_calls(hand, trump, decks, count, policy)
         assert friend_calls_error(calls, trump, decks, count, policy) is None
-        unheld_legal = {
-            c for c in range(54) if c not in hand and _legal(c, trump, decks, policy)
-        }
+        unheld_legal = {c for c in range(54) if c not in hand and _legal(c, trump, decks, policy)}
         clean = [c for c in calls if c.card not in hand]
         assert len(clean) == min(count, len(unheld_legal) * decks)
         plain_unheld = {c for c in unheld_legal if not trump.is_trump(c)}

@@ -1,7 +1,8 @@
 """找朋友's calls on the site (issue 32, item 2): the dealer's calls refused with each reason and
 nothing changed, accepted (the last one stands until the bury), no seat calling for another;
-a dealer out of time is given the bot's calls and then its bury; the calls and reveals reach
-the chat only once they are public (RULES-SPEC.md §9.4)."""
+a dealer out of time is given the calls offered (the calls step's clock), then the bot's bury
+(the bury's own clock); the calls and reveals reach the chat only once they are public
+(RULES-SPEC.md §9.4)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 
 from accounts.models import User
 from games import services
-from games.engine import Trump, format_cards
+from games.engine import Trump, format_cards, view_for
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand
@@ -133,13 +134,18 @@ def test_a_call_at_a_tractor_table_is_not_allowed() -> None:
     assert refused(hand, users[state.dealer], "1AS 2AS") == "calls_not_allowed"
 
 
-def test_a_dealer_out_of_time_gets_the_bots_calls_then_its_bury_calls_shown_at_the_lead() -> None:
+def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None:
     hand, _users = dealt_friends_table(bury_seconds=0, play_seconds=0)
     dealer = load_state(hand).dealer
-    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)
+    assert dealer is not None
+    offered = view_for(load_state(fresh(hand)), dealer)["call_defaults"]
+    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the calls step
+    assert load_state(fresh(hand)).phase == "burying"
+    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the bury's own
     logged = list(Action.objects.filter(hand=hand, seat=dealer).order_by("seq"))
     assert [a.text.split()[0] for a in logged[-2:]] == ["call", "bury"]
     assert all(a.auto for a in logged[-2:])
+    assert logged[-2].text == f"call {dealer} {offered}"
     state = load_state(fresh(hand))
     assert state.phase == "playing" and len(state.calls) == 2
     assert not ChatLine.objects.filter(code="friends_called").exists()

@@ -54,6 +54,7 @@ CODES = {
     "call_spent": 3,
     "timeout_play": 2,
     "timeout_bury": 1,
+    "timeout_call": 1,
 }
 
 
