@@ -591,7 +591,7 @@ function dropLocalReveals() {
 
 /** Calls as "2AS 1KH" in words: "第2张黑桃A, 第1张红桃K". */
 function callsWords(text) {
-  return text.split(" ").filter(Boolean).map((call) => `${nthText(Number(call[0]))}${cardName(call.slice(1), L)}`).join(L.list_separator || ", ");
+  return text.split(" ").filter(Boolean).map((call) => fmt(L.nth_card || "{nth} {card}", { nth: nthText(Number(call[0])), card: cardName(call.slice(1), L) })).join(L.list_separator || ", ");
 }
 
 /** "第2张" / "2nd": which copy of the called card. */
@@ -2010,7 +2010,7 @@ function renderResult() {
   box.append(next);
   if (ui.readyHeldFor === game.hand.id) box.append(el("p", "result-line ready-held", L.auto_ready_waits));
   if (r.escaper !== null && r.escaper !== undefined) {
-    box.append(el("p", "result-line", fmt(L.result_escape, { name: seatName(r.escaper) })));
+    box.append(el("p", "result-line", fmt(L.result_escape, { name: escaperName(r.escaper) })));
   } else {
     const side = r.winner === "attackers" ? L.attackers : L.defenders;
     const headline = r.levels_gained > 0 ? fmt(L.result_winner, { side, n: r.levels_gained }) : L.result_take_deal;
@@ -2205,6 +2205,25 @@ function resultKey(params) {
   return Number(params[3]) > 0 ? "result_attackers" : "result_take_deal";
 }
 
+/** The seat a line names, as its player: the name the line stores for the seat (a bot's seat:
+ * "电脑（3号位）"); a line stored before lines named players: the seat ("3号位"). */
+function lineSeat(code, params, i) {
+  const seat = Number(params[i]);
+  const where = (L.system_names || {})[code];
+  if (!where || where[0] !== i || params.length <= where[1]) return seatCalled(seat);
+  const name = String(params[where[1]]);
+  return name || fmt(L.bot_at, { seat: seatCalled(seat) });
+}
+
+/** Who escaped the hand shown: the name its `escaped` line stores (their seat is free once the
+ * hand is wrapped up), else whoever sits there. */
+function escaperName(seat) {
+  const number = game.hand && game.hand.number;
+  const line = game.chat.slice().reverse().find((l) => l.system && l.code === "escaped" && Array.isArray(l.params)
+    && Number(l.params[0]) === number && Number(l.params[1]) === seat);
+  return line ? lineSeat("escaped", line.params, 1) : seatName(seat);
+}
+
 /** The line's words from its code and parts; null when the page has no words for the code. */
 function systemWords(code, params) {
   const words = L.system || {};
@@ -2213,7 +2232,7 @@ function systemWords(code, params) {
   const parts = SYSTEM_PARTS[code] || {};
   const values = {};
   params.forEach((part, i) => {
-    if ((parts.seats || []).includes(i) && /^\d$/.test(String(part))) values[i] = seatCalled(Number(part));
+    if ((parts.seats || []).includes(i) && /^\d$/.test(String(part))) values[i] = lineSeat(code, params, i);
     else if ((parts.cards || []).includes(i)) values[i] = cardsName(parseCards(String(part)), L);
     else if ((parts.calls || []).includes(i)) values[i] = callsWords(String(part));
     else if ((parts.nth || []).includes(i) && /^\d$/.test(String(part))) values[i] = Number(part);
