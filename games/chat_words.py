@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
 # Which parts of each code are seat numbers (0–3), named by compass where shown.
 SEAT_PARTS: dict[str, tuple[int, ...]] = {
@@ -31,6 +31,34 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
     "timeout_bury": (0,),
     "timeout_call": (0,),
 }
+
+
+# Codes whose seat is named by its player: (the seat's part, the name's part). The name is
+# stored after the line's other parts when the line is written (``services._common.named``):
+# the user's name, "" for a bot's seat; a line stored before has no name part and is shown by
+# its seat (docs/PROTOCOL.md, "System lines").
+NAMED_SEATS: dict[str, tuple[int, int]] = {
+    "bids": (0, 2),
+    "throw_forced": (0, 3),
+    "throw_back": (0, 1),
+    "escaped": (1, 2),
+    "removed": (0, 1),
+    "friends_called": (0, 2),
+    "friend_joins": (0, 3),
+    "call_spent": (0, 3),
+    "timeout_play": (0, 2),
+    "timeout_bury": (0, 1),
+    "timeout_call": (0, 1),
+}
+
+
+def line_name(code: str, params: Sequence[object]) -> str | None:
+    """The player's name a line stores for its seat: the name, "" for a bot, None when the
+    line has none (its code names no player, or it was stored before names were)."""
+    where = NAMED_SEATS.get(code)
+    if where is None or len(params) <= where[1]:
+        return None
+    return str(params[where[1]])
 
 
 # Seat 0 East, then South, West, North in play order (docs/RULES-DECISIONS.md 20).
@@ -66,6 +94,14 @@ def seat_names(players: int = 4) -> list[str]:
 def seat_name(index: int, players: int = 4) -> str:
     names = seat_names(players)
     return names[index] if 0 <= index < len(names) else str(index)
+
+
+def nth_card_pattern() -> str:
+    """A called card with its ordinal, as the log writes a call: "第1张黑桃A", "1st A of
+    clubs" ({nth} the ordinal, {card} the card in words)."""
+    # Translators: a friend call in the log: {nth} is "第1张" / "1st", {card} "黑桃A" / "A of
+    # clubs"; Chinese writes them together, English with a space.
+    return pgettext("friend call: ordinal and card", "{nth} {card}")
 
 
 def suit_names() -> dict[str, str]:
@@ -138,9 +174,13 @@ def system_line_text(code: str, params: Sequence[object], fallback: str) -> str:
     compass = seat_compass()
     seats = SEAT_PARTS.get(code, ())
     parts = [
-        compass[int(str(part))] if i in seats and str(part) in "0123" else str(part)
+        compass[int(str(part))] if i in seats and str(part) in ("0", "1", "2", "3") else str(part)
         for i, part in enumerate(params)
     ]
+    name = line_name(code, params)
+    if name is not None:  # the seat's player by name; a bot's seat as "bot (South)"
+        seat_part = NAMED_SEATS[code][0]
+        parts[seat_part] = name or _("bot ({seat})").format(seat=parts[seat_part])
     try:
         return pattern.format(*parts)
     except (IndexError, KeyError, ValueError):

@@ -717,7 +717,9 @@ class TableConsumer(SessionBound):
         seq = _int(content, "seq")
         self._require_login()
         if self.session_password:
-            mover = services.Mover(self.user.pk, self.session_password, self.session_key)
+            mover = services.Mover(
+                self.user.pk, self.session_password, self.session_key, str(self.user)
+            )
             moved = await services.move_by_statement(
                 table_id=self.table_id, mover=mover, kind=kind, cards=cards, seq=seq
             )

@@ -129,7 +129,7 @@ def option_words() -> dict[str, dict[str, str]]:
         "escape_penalty": {
             "triple": _("the escaper pays three one-level losses"),
             "fixed_40": _("the escaper pays 40"),
-            "nine_stakes": _("the escaper pays 9 stakes to the other three"),
+            "nine_stakes": _("the escaper pays 9 stakes"),
             "none": _("nobody pays"),
         },
     }
@@ -166,13 +166,19 @@ def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
     )
 
 
-def escape_words(options: dict[str, Any], stake: int) -> tuple[int, str]:
-    """(the most an escaper pays here, one sentence saying what leaving a hand costs at this
-    stake; RULES.md §7). A player still away when the hand ends pays the same."""
+def escape_words(options: dict[str, Any], stake: int, *, ranked: bool = False) -> tuple[int, str]:
+    """(the most an escaper pays here, what leaving a hand costs at this stake, who receives it
+    and who else is touched; RULES.md §7). A player still away when the hand ends pays the
+    same. Only a ranked table (four players, two decks, 拖拉机) pays any of it to players; at
+    every other table all of it goes to the house (docs/LADDER.md, "No faster than play")."""
     least, most = ladder_selectors.escape_cost(ruleset={"options": options}, stake=stake)
     penalty = options["escape_penalty"]
+    friends = options.get("mode") == "friends"
     if penalty == "none":
-        return 0, _("Leaving a hand in progress costs nothing under these rules.")
+        text = _("Leaving a hand in progress costs nothing under these rules.")
+        return 0, text + (" " + _friends_leaving_words() if friends else "")
+    shape = (options.get("players", 4), options.get("decks", 2))
+    to_players = ranked and not friends and shape == (4, 2)
     if least != most:
         text = _(
             "Leaving a hand in progress is an escape: you pay three one-level losses, "
@@ -183,16 +189,38 @@ def escape_words(options: dict[str, Any], stake: int) -> tuple[int, str]:
             "Leaving a hand in progress is an escape: you pay %(amount)s table points "
             "(three one-level losses)."
         ) % {"amount": most}
-    elif penalty == "nine_stakes":
+    elif penalty == "nine_stakes" and to_players:
         text = _(
             "Leaving a hand in progress is an escape: you pay %(amount)s table points "
             "(9 stakes), shared by the other three."
+        ) % {"amount": most}
+    elif penalty == "nine_stakes":
+        text = _(
+            "Leaving a hand in progress is an escape: you pay %(amount)s table points (9 stakes)."
         ) % {"amount": most}
     else:
         text = _("Leaving a hand in progress is an escape: you pay %(amount)s table points.") % {
             "amount": most
         }
-    return most, text + " " + _("Your partner pays nothing.")
+    if not to_players:
+        text += " " + _("All of it goes to the house: nobody at the table gains from an escape.")
+    others = _friends_leaving_words() if friends else _tractor_leaving_words(options)
+    return most, text + " " + others
+
+
+def _friends_leaving_words() -> str:
+    """找朋友 has no partner: every player has a level of their own, and the match goes on."""
+    return _(
+        "Nobody else pays: the others keep their levels and the match goes on; a bot or a new "
+        "player takes your seat, starting at level 2."
+    )
+
+
+def _tractor_leaving_words(options: dict[str, Any]) -> str:
+    """拖拉机's sides are fixed: the escaper's partners pay nothing, and the match ends."""
+    if int(options.get("players") or 4) > 4:
+        return _("Your partners pay nothing; the match ends.")
+    return _("Your partner pays nothing; the match ends.")
 
 
 def fee_words(options: dict[str, Any], stake: int) -> str:
@@ -286,7 +314,11 @@ def _changes_words(changed: list[str]) -> str:
 
 
 def rules_card(
-    rules: dict[str, Any], *, stake: int | None = None, practice: bool = False
+    rules: dict[str, Any],
+    *,
+    stake: int | None = None,
+    practice: bool = False,
+    ranked: bool = False,
 ) -> dict[str, Any]:
     """The rules card (templates/games/_rules_card.html) of a rule set's ``to_dict()``: one row
     per option, its value in words, and, given the table's stake, what an escape and the fees
@@ -305,7 +337,7 @@ def rules_card(
         elif option == "escape_penalty" and practice:
             text = practice_words()
         elif option == "escape_penalty" and stake is not None:
-            text = escape_words(options, stake)[1]
+            text = escape_words(options, stake, ranked=ranked)[1]
         elif not _option_read(option, int(options.get("decks", 2))):
             text = kitty_many_decks_words()
         else:

@@ -380,7 +380,7 @@ SHENGJI_ACTION_LIMITS: dict[str, list[tuple[int, float]]] = {
     "quick_match": [(6, 60.0), (30, 3600.0)],
 }
 # 托管 lines of one seat within this many seconds are one line: the newest replaces the others.
-SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_MERGE_S") or 60)
+SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_MERGE_S") or 10)
 # Failed log-ins before further tries are refused (HTTP 429), each failure counting until
 # WINDOW_S seconds have passed without another: per user name from one client address, and per
 # client address under any names. A user name alone is never locked, so failures sent from

@@ -19,6 +19,7 @@ from django.db import connection, transaction
 
 from accounts.models import User
 from games import realtime, selectors
+from games.chat_words import NAMED_SEATS
 from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from ladder.selectors import table_points_needed
@@ -78,6 +79,18 @@ class SystemLine:
 
 def system(code: str, *params: str | int) -> SystemLine:
     return SystemLine(code, params)
+
+
+def named(table_id: int, line: SystemLine) -> SystemLine:
+    """The line with its seat's player named (``chat_words.NAMED_SEATS``) when it names none
+    yet: the user seated there now (away or on 托管 too), "" for a bot's seat."""
+    where = NAMED_SEATS.get(line.code)
+    if where is None or len(line.params) != where[1]:
+        return line
+    seat = Seat.objects.filter(table_id=table_id, index=line.params[where[0]])
+    user_id = seat.values_list("user_id", flat=True).first()
+    user = None if user_id is None else User.objects.filter(pk=user_id).first()
+    return SystemLine(line.code, (*line.params, "" if user is None else str(user)))
 
 
 def db_now() -> datetime:
@@ -337,6 +350,7 @@ def table_changed(table: Table, line: SystemLine | None, *, at_once: bool = Fals
     change is sent right after the commit, before the views the transaction sends (a server
     process otherwise sends it a moment later, ``_TableChangeDelays``)."""
     if line is not None:
+        line = named(table.pk, line)
         ChatLine.objects.create(
             table=table, system=True, text=line.text, code=line.code, params=list(line.params)
         )

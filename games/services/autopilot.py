@@ -52,24 +52,28 @@ def seat_autopilot(*, table_id: int, user: User, on: bool) -> Seat:
 
 
 def autopilot_stop(table: Table, seat: Seat) -> None:
-    """The player acted themselves: autopilot ends. Call holding the hand and seat locks,
-    before the move's ``after_change`` (which times the seat's next turn as a human's)."""
+    """The player acted themselves: autopilot ends, with a line of its own (never merged with
+    the line that turned it on: both changes stay in the log). Call holding the hand and seat
+    locks, before the move's ``after_change`` (which times the seat's next turn as a human's)."""
     if seat.autopilot:
-        _switch(table, seat, False)
+        _switch(table, seat, False, merge=False)
 
 
-def _switch(table: Table, seat: Seat, on: bool) -> None:
+def _switch(table: Table, seat: Seat, on: bool, *, merge: bool = True) -> None:
     # Off, nobody else plays the seat: its player is here (they just asked, or acted).
     seat.autopilot = seat.bot = on
     seat.save(update_fields=["autopilot", "bot"])
     code = "autopilot_on" if on else "autopilot_off"
-    _merge_recent_lines(table, seat)
+    if merge:
+        _merge_recent_lines(table, seat)
     table_changed(table, system(code, seat.index, str(seat.user)))
 
 
 def _merge_recent_lines(table: Table, seat: Seat) -> None:
-    """The seat's 托管 lines of the last ``SHENGJI_AUTOPILOT_LINE_MERGE_S`` go: the new line
-    says where it stands now, so a burst of toggles is one line in the chat, not a flood."""
+    """The seat's 托管 lines of the last ``SHENGJI_AUTOPILOT_LINE_MERGE_S`` (10 s, the toggle
+    limit's burst) go: the new line says where it stands now, so a burst of toggles is one line
+    in the chat, not a flood, while a 托管 kept on for longer than that and turned off later
+    leaves both lines (docs/PROTOCOL.md, "Client → server")."""
     since = db_now() - timedelta(seconds=settings.SHENGJI_AUTOPILOT_LINE_MERGE_S)
     ChatLine.objects.filter(
         table=table,

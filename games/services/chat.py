@@ -11,7 +11,7 @@ from accounts.models import User
 from games import ratelimits, realtime
 from games.errors import ApplicationError
 from games.models import ChatLine, Table
-from games.services._common import CHAT_MAX, SystemLine
+from games.services._common import CHAT_MAX, SystemLine, named
 
 
 def _clean_chat(text: str) -> str:
@@ -48,7 +48,9 @@ def chat_post(*, table_id: int, user: User, text: str) -> ChatLine:
 
 
 def system_line(table_id: int, system: SystemLine) -> None:
-    """A system line sent to the table's sockets at once, as a ``chat`` frame."""
+    """A system line sent to the table's sockets at once, as a ``chat`` frame, its seat's
+    player named (``named``)."""
+    system = named(table_id, system)
     line = ChatLine.objects.create(
         table_id=table_id,
         system=True,

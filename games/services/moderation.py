@@ -76,5 +76,6 @@ def seat_remove(*, table_id: int, index: int, actor: User, reason: str = "") -> 
         action="seat_remove",
         detail={"seat": index, "user": removed, "reason": reason},
     )
-    table_changed(table, system("removed", index))
+    name = "" if removed is None else str(User.objects.get(pk=removed))
+    table_changed(table, system("removed", index, name))  # named: the seat is free by now
     return seat

@@ -26,6 +26,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -37,6 +39,7 @@ from django.db import connection
 from psycopg.types.json import Jsonb
 
 from games import asyncdb, movetrace, realtime
+from games.chat_words import NAMED_SEATS
 from games.engine import HandState, ShengjiError, view_for, view_public
 from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
@@ -57,6 +60,7 @@ class Mover:
     user_id: int
     password: str  # the password hash the last full session check accepted
     session_key: str | None
+    name: str = ""  # the user's name, for the move's system lines (``_named_lines``)
 
 
 @dataclass(frozen=True)
@@ -96,7 +100,53 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
     if state.phase == BURYING:
         return None  # still burying: its clock's start is the locking path's (_turn_started_at)
     limit_s = 0.0 if state.phase == FINISHED else _limit_s(state, facts)
-    return Planned(facts, seat, str(action), state, limit_s, tuple(play_lines(state, before)))
+    lines = _named_lines(play_lines(state, before), facts, mover)
+    if lines is None:
+        return None
+    return Planned(facts, seat, str(action), state, limit_s, lines)
+
+
+# The names of the users who moved through this process lately, for the lines a move writes
+# about another seat (a friend revealed when the trick ends, say): names change rarely, and a
+# name not known here sends the move to the locking path, which reads it.
+_NAMES_KEPT = 4096
+_names: OrderedDict[int, str] = OrderedDict()
+_names_lock = threading.Lock()
+
+
+def _remember_name(user_id: int, name: str) -> None:
+    with _names_lock:
+        _names[user_id] = name
+        _names.move_to_end(user_id)
+        while len(_names) > _NAMES_KEPT:
+            _names.popitem(last=False)
+
+
+def _name_of(user_id: int) -> str | None:
+    with _names_lock:
+        return _names.get(user_id)
+
+
+def _named_lines(
+    lines: list[SystemLine], facts: MoveFacts, mover: Mover
+) -> tuple[SystemLine, ...] | None:
+    """The move's lines with each seat's player named (``chat_words.NAMED_SEATS``; "" for a
+    bot's seat), as the locking path names them (``_common.named``); None (the locking path
+    then) when a name is not known here."""
+    if mover.name:
+        _remember_name(mover.user_id, mover.name)
+    named: list[SystemLine] = []
+    for line in lines:
+        where = NAMED_SEATS.get(line.code)
+        if where is None:
+            named.append(line)
+            continue
+        user_id = facts.occupants[int(line.params[where[0]])]
+        name = "" if user_id is None else _name_of(user_id)
+        if name is None:
+            return None
+        named.append(SystemLine(line.code, (*line.params, name)))
+    return tuple(named)
 
 
 def _limit_s(state: HandState, facts: MoveFacts) -> float:

@@ -169,9 +169,12 @@ def _rules_for(table: Table) -> dict[str, Any]:
 
 def _match_for(table: Table, players: list[int | None]) -> Match:
     """The table's match if the same players sit on, else a new one at level 2 (seed 000
-    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-SPEC.md §9.3.1)."""
+    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-SPEC.md §9.3.1). In 找朋友 the
+    match also goes on while one of its players still sits (``_friends_levels_follow``)."""
     match = table.matches.order_by("-pk").first()
     if match is not None and match.ended_at is None and match.players == players:
+        return match
+    if match is not None and match.ended_at is None and _friends_levels_follow(match, players):
         return match
     if match is not None and match.ended_at is None:
         match.ended_at = db_now()
@@ -185,6 +188,52 @@ def _match_for(table: Table, players: list[int | None]) -> Match:
         wrapped=[False] * slots,
         players=players,
     )
+
+
+def _is_friends_match(match: Match) -> bool:
+    return bool((match.ruleset.get("options") or {}).get("mode") == "friends")
+
+
+def _friends_levels_follow(match: Match, players: list[int | None]) -> bool:
+    """找朋友, where each player has a level of their own (docs/RULES-DECISIONS.md, "Leaving a
+    找朋友 table"): while a human of the match still sits, the match goes on with the players
+    now seated. Each level follows its player (one who moved seats takes theirs along); a bot
+    that played on keeps its seat's; a new player, or a bot in a player's place, starts at 2.
+    Whether it went on (``match`` then names the players now seated)."""
+    if not _is_friends_match(match) or len(match.levels) != len(players):
+        return False
+    before = list(match.players)
+    if not any(user is not None and user in before for user in players):
+        return False
+    wrapped = list(match.wrapped or [False] * len(before))
+    levels: list[str] = []
+    flags: list[bool] = []
+    for index, user in enumerate(players):
+        if user is not None and user in before:
+            kept = before.index(user)
+        elif user is None and before[index] is None:
+            kept = index
+        else:
+            levels.append("2")
+            flags.append(False)
+            continue
+        levels.append(match.levels[kept])
+        flags.append(bool(wrapped[kept]))
+    match.levels, match.wrapped, match.players = levels, flags, players
+    match.save(update_fields=["levels", "wrapped", "players"])
+    return True
+
+
+def match_end_if_deserted(match: Match, seats: list[Seat]) -> None:
+    """A 找朋友 match ends when none of its players is seated any more: the table chose to stop
+    (everyone stood up), and players who sit down again start a new match at 2. Between hands;
+    a 拖拉机 match ends as before (its players change: ``_match_for``)."""
+    if match.ended_at is not None or not _is_friends_match(match):
+        return
+    seated = {seat.user_id for seat in seats if seat.user_id is not None}
+    if not seated.intersection(user for user in match.players if user is not None):
+        match.ended_at = db_now()
+        match.save(update_fields=["ended_at"])
 
 
 def _hand_start(table: Table, seats: list[Seat]) -> Hand:

@@ -52,7 +52,7 @@ from games.services._common import (
     system,
     table_changed,
 )
-from games.services.start import start_if_all_ready
+from games.services.start import match_end_if_deserted, start_if_all_ready
 from ladder.selectors import player_balance
 from ladder.services import ladder_profiles_lock
 
@@ -496,7 +496,11 @@ def seat_leave(*, table_id: int, user: User) -> None:
         raise ApplicationError("hand_in_progress")
     free_seat(seat)
     table_changed(table, system("leaves", str(user), seat.index))
-    ranked_table_close_if_dead(table, locked_seats(table))
+    seats = locked_seats(table)
+    match = table.matches.filter(ended_at__isnull=True).order_by("-pk").first()
+    if match is not None:  # 找朋友: the last of the match's players to stand ends it
+        match_end_if_deserted(match, seats)
+    ranked_table_close_if_dead(table, seats)
 
 
 @transaction.atomic

@@ -1,6 +1,12 @@
 """The wrap-up of an ended hand, in a transaction of its own after the one that ended it: the
 ladder's settlement, the match's levels and dealer, the seats of escapers and absentees, the
-table open again (and the next hand, if all four are ready already)."""
+table open again (and the next hand, if every seat is ready already).
+
+Leaving (RULES.md §7, docs/RULES-DECISIONS.md "Leaving a 找朋友 table"): at a 拖拉机 table an
+escape, or a player still away at the end, ends the match (the sides' levels belong to
+partnerships that no longer sit together). In 找朋友 every player has a level of their own, so
+the match goes on: the escaper's (or absentee's) seat is freed, the escaper's level goes back
+to 2, everyone else keeps theirs, and a bot or a new player takes the seat."""
 
 from __future__ import annotations
 
@@ -24,7 +30,7 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import count_turns
-from games.services.start import next_hand_after_pause, stand_up_short
+from games.services.start import match_end_if_deserted, next_hand_after_pause, stand_up_short
 from ladder.services import ladder_settle_hand
 
 logger = logging.getLogger(__name__)
@@ -57,15 +63,17 @@ def hand_wrap_up(*, hand_id: int) -> bool:
     count_turns(hand)
     absent = _mark_absent_players(hand, seats, result["escaper"])
     _update_match(hand.match, result, hand.finished_at, ended=absent)
+    escaper_name = _player_name(hand, result["escaper"])
     _settle(hand)
     table = hand.match.table
     if table.status == Table.Status.PLAYING:  # not closed by an admin meanwhile
         table.status = Table.Status.OPEN
         table.save(update_fields=["status"])
     _seats_after_hand(hand, seats, result["escaper"])
+    match_end_if_deserted(hand.match, seats)
     hand.awaiting_wrap_up = False
     hand.save(update_fields=["awaiting_wrap_up"])
-    table_changed(table, _result_line(hand, result))
+    table_changed(table, _result_line(hand, result, escaper_name))
     if table.status == Table.Status.OPEN:
         _next_hand(table, hand, seats)
     ranked_table_close_if_dead(table, seats)  # an escaper's seat: the others are freed at once
@@ -148,21 +156,48 @@ def _away_at_end(seat: Seat, ended_at: datetime) -> bool:
 
 
 def _update_match(match: Match, result: dict[str, Any], now: datetime, *, ended: bool) -> None:
+    """The match's levels, wrap flags and next dealer after the hand; an escape or an absence
+    ends a 拖拉机 match, never a 找朋友 one (``_friends_escape``)."""
     match.levels = result["levels_after"]
     match.wrapped = result["wrapped_after"]
     match.next_dealer = result["next_dealer"]
-    if ended or result["match_over"] or result["escaper"] is not None:
+    escaper = result["escaper"]
+    if result.get("mode") == "friends":
+        if escaper is not None:
+            _friends_escape(match, result, escaper)
+        over = result["match_over"] and escaper is None
+    else:
+        over = ended or result["match_over"] or escaper is not None
+    if over:
         match.ended_at = now
         match.winner_side = result["match_winner"]
     match.save()
+
+
+def _friends_escape(match: Match, result: dict[str, Any], escaper: int) -> None:
+    """找朋友: the escaped hand is dealt again by the same seat (a first hand whose dealer was
+    not found yet finds one again), at everyone's levels but the escaper's, which goes back to
+    2: whoever takes the seat next starts there (docs/RULES-DECISIONS.md)."""
+    match.next_dealer = result.get("dealer")
+    levels, wrapped = list(match.levels), list(match.wrapped or [False] * len(match.levels))
+    levels[escaper], wrapped[escaper] = "2", False
+    match.levels, match.wrapped = levels, wrapped
+
+
+def _player_name(hand: Hand, seat: int | None) -> str:
+    """The name of the player who sat at ``seat`` in ``hand`` ("" for a bot or no seat)."""
+    if seat is None:
+        return ""
+    player = HandPlayer.objects.filter(hand=hand, seat=seat).select_related("user").first()
+    return "" if player is None or player.user is None else str(player.user)
 
 
 def _settle(hand: Hand) -> None:
     ladder_settle_hand(hand_id=hand.pk)
 
 
-def _result_line(hand: Hand, result: dict[str, Any]) -> SystemLine:
-    if result["escaper"] is not None:
-        return system("escaped", hand.number, result["escaper"])
+def _result_line(hand: Hand, result: dict[str, Any], escaper_name: str) -> SystemLine:
+    if result["escaper"] is not None:  # named: the seat is free by now
+        return system("escaped", hand.number, result["escaper"], escaper_name)
     points, winner, levels = result["attacker_points"], result["winner"], result["levels_gained"]
     return system("result", hand.number, points, winner, levels)

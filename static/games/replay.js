@@ -117,7 +117,7 @@ function nthText(ordinal) {
 
 /** Calls as "2AS 1KH" in words: "第2张黑桃A, 第1张红桃K". */
 function callsWords(texts) {
-  return texts.map((call) => `${nthText(Number(call[0]))}${cardName(call.slice(1), L)}`).join(L.list_separator || ", ");
+  return texts.map((call) => fmt(L.nth_card || "{nth} {card}", { nth: nthText(Number(call[0])), card: cardName(call.slice(1), L) })).join(L.list_separator || ", ");
 }
 
 /** A called card as players write it: the suit's mark and the rank ("♠A"). */

@@ -14,10 +14,12 @@ from asgiref.sync import async_to_sync
 from accounts.models import User
 from games import asyncdb, services
 from games.bots import choose_action
+from games.chat_words import NAMED_SEATS
 from games.engine import HandState, format_cards, legal_actions, parse_cards, view_for
 from games.engine.hand import PLAYING
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Table
+from games.services._common import SystemLine
 from games.services._moves import before_change, play_lines
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 from tests.games.test_optimistic_move import mover
@@ -55,7 +57,7 @@ def by_statement(table: Table, users: list[User], hand: Hand, text: str) -> tupl
     kind, seat, cards = text.split(" ", 2)
     after = state.copy()
     after.apply(after.check_action(int(seat), text), int(seat))
-    expected = play_lines(after, before)
+    expected = [named(line, users) for line in play_lines(after, before)]
     taken = async_to_sync(services.table_act_optimistic)(
         table_id=table.pk,
         mover=mover(users[int(seat)]),
@@ -65,6 +67,14 @@ def by_statement(table: Table, users: list[User], hand: Hand, text: str) -> tupl
     )
     asyncdb.drop_all()  # each call ran on a loop of its own: its connection goes with it
     return taken, expected
+
+
+def named(line: SystemLine, users: list[User]) -> SystemLine:
+    """The line with its seat's player named, as the site writes it (docs/PROTOCOL.md)."""
+    where = NAMED_SEATS.get(line.code)
+    if where is None:
+        return line
+    return SystemLine(line.code, (*line.params, str(users[int(line.params[where[0]])])))
 
 
 def said(table: Table) -> list[tuple[str, list[Any], str]]:

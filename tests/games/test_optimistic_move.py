@@ -34,7 +34,7 @@ def mover(user: User) -> Mover:
     """The user on a logged-in socket, as its last full session check found them."""
     client = logged_in(user)
     password = User.objects.get(pk=user.pk).password
-    return Mover(user.pk, password, client.session.session_key)
+    return Mover(user.pk, password, client.session.session_key, str(user))
 
 
 def in_play() -> tuple[Table, list[User], Hand]:

@@ -135,7 +135,7 @@ def test_a_call_at_a_tractor_table_is_not_allowed() -> None:
 
 
 def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None:
-    hand, _users = dealt_friends_table(bury_seconds=0, play_seconds=0)
+    hand, users = dealt_friends_table(bury_seconds=0, play_seconds=0)
     dealer = load_state(hand).dealer
     assert dealer is not None
     offered = view_for(load_state(fresh(hand)), dealer)["call_defaults"]
@@ -154,6 +154,7 @@ def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None
     assert line.params == [
         dealer,
         " ".join(f"{c.ordinal}{format_cards([c.card])}" for c in state.calls),
+        str(users[dealer]),  # the dealer's name (docs/PROTOCOL.md, "System lines")
     ]
     while fresh(hand).status == Hand.Status.PLAYING:
         assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import selectors, services
+from games.chat_words import NAMED_SEATS
 from games.engine import parse_cards
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, HandPlayer, Seat, Table
@@ -119,7 +120,8 @@ def test_every_system_line_of_a_hand_has_a_code_and_its_parameters(settings: Any
     codes = [line.code for line in lines]
     for line in lines:
         assert line.code in CODES, line.text
-        assert len(line.params) == CODES[line.code], (line.code, line.params)
+        named = line.code in NAMED_SEATS  # and the player's name (docs/PROTOCOL.md)
+        assert len(line.params) == CODES[line.code] + named, (line.code, line.params)
         assert line.text == SYSTEM_LINES[line.code].format(*line.params)
     assert {"sits", "bot_sits", "practice", "hand_starts", "result", "closed"} <= set(codes)
     starts = next(line for line in lines if line.code == "hand_starts")
@@ -128,7 +130,8 @@ def test_every_system_line_of_a_hand_has_a_code_and_its_parameters(settings: Any
     assert result.params[2] in ("attackers", "defenders")
     backlog = selectors.chat_backlog(table_id=table.pk)
     assert all(
-        entry["code"] in CODES and len(entry["params"]) == CODES[entry["code"]]
+        entry["code"] in CODES
+        and len(entry["params"]) == CODES[entry["code"]] + (entry["code"] in NAMED_SEATS)
         for entry in backlog
         if entry["system"]
     )
