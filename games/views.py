@@ -392,6 +392,9 @@ def _table_labels() -> dict[str, Any]:
         "errors": error_messages(),
         "error_details": error_details(),
         "system": chat_words.system_line_patterns(),
+        # Which part of a system line is the seat, and which its player's name (docs/PROTOCOL.md).
+        "system_names": {code: list(parts) for code, parts in chat_words.NAMED_SEATS.items()},
+        "nth_card": chat_words.nth_card_pattern(),
         "bid_kinds": _bid_kinds(),
         "live": _("live"),
         "offline": _("reconnecting…"),
@@ -575,7 +578,7 @@ def _first_contact_words() -> dict[str, Any]:
 def _table_config(request: HttpRequest, table: Table) -> dict[str, Any]:
     rules = table.rules()
     options = rules.to_dict()["options"]
-    escape_cost, escape_text = rules_words.escape_words(options, table.stake)
+    escape_cost, escape_text = rules_words.escape_words(options, table.stake, ranked=table.ranked)
     user = request.user
     return {
         "id": table.pk,
@@ -629,7 +632,7 @@ def table_page(request: HttpRequest, table_id: int) -> HttpResponse:
             "labels": _table_labels(),
             "config": _table_config(request, table),
             "rules_card": rules_words.rules_card(
-                table.rules().to_dict(), stake=table.stake, practice=practice
+                table.rules().to_dict(), stake=table.stake, practice=practice, ranked=table.ranked
             ),
             "points_needed": services.points_needed_here(table),
         },
