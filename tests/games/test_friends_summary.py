@@ -76,6 +76,7 @@ def test_a_friends_table_with_no_rule_changed_says_no_house_rules() -> None:
     assert card["description"] == str(preset_description)
     assert not any(row["changed"] for row in card["rows"])
     user = table.creator
+    assert user is not None
     page = logged_in(user).get(f"/tables/{table.pk}/", HTTP_ACCEPT_LANGUAGE="zh-CN")
     text = page.content.decode()
     assert "自定规则" not in text and "rules-row changed" not in text
@@ -89,6 +90,7 @@ def test_a_changed_rule_is_named_and_marked() -> None:
     assert card["name"].endswith("house rules")
     assert card["description"] == "Changed from the preset: Settlement."
     assert [row["option"] for row in card["rows"] if row["changed"]] == ["settlement"]
+    assert table.creator is not None
     lobby = logged_in(table.creator).get("/tables/").content.decode()
     assert "house rules" in lobby[lobby.index('id="tables"') :]
 
