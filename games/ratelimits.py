@@ -286,6 +286,16 @@ def client_ip_from_scope(scope: Mapping[str, Any]) -> str:
     return client_address(peer, ",".join(values) or None)
 
 
+def network_of(address: str) -> str:
+    """What one client holds of ``address`` (``client_ip``'s answer): an IPv4 address as it is,
+    an IPv6 address as its /64 (one home or phone is given a whole /64, and picks any address in
+    it), anything else as it is. The daily relief limit per address counts by it."""
+    parsed = _parse_address(address)
+    if isinstance(parsed, ipaddress.IPv6Address):
+        return str(ipaddress.IPv6Network(f"{parsed}/64", strict=False))
+    return str(parsed) if parsed is not None else address
+
+
 # --- log-in: django-axes ---------------------------------------------------------------------
 
 

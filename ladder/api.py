@@ -22,6 +22,7 @@ from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
 from accounts.models import User
+from games import ratelimits
 from ladder import selectors
 from ladder.errors import ApplicationError
 from ladder.services import ladder_relief_claim
@@ -418,7 +419,10 @@ class ReliefSerializer(serializers.Serializer):
     )
     per_day = serializers.IntegerField()
     claimed_today = serializers.IntegerField()
-    eligible = serializers.BooleanField()
+    eligible = serializers.BooleanField(
+        help_text="a claim would be given now (false too when your network address has had "
+        "today's relief for its accounts)"
+    )
     next_at = serializers.DateTimeField(
         allow_null=True, help_text="when a claim is next possible (null: above the threshold)"
     )
@@ -431,7 +435,8 @@ class ReliefView(LadderAPIView):
 
     @extend_schema(summary="The daily relief grant: may I claim it?", responses=ReliefSerializer)
     def get(self, request: Request) -> Response:
-        return Response(ReliefSerializer(selectors.relief_status(user=request.user)).data)
+        status_now = selectors.relief_status(user=request.user, address=_client_ip(request))
+        return Response(ReliefSerializer(status_now).data)
 
     @extend_schema(
         summary="Claim the daily relief grant",
@@ -439,6 +444,12 @@ class ReliefView(LadderAPIView):
         responses={201: ReliefSerializer, 400: ErrorSerializer},
     )
     def post(self, request: Request) -> Response:
-        ladder_relief_claim(user=request.user)
-        data = ReliefSerializer(selectors.relief_status(user=request.user)).data
+        address = _client_ip(request)
+        ladder_relief_claim(user=request.user, address=address)
+        data = ReliefSerializer(selectors.relief_status(user=request.user, address=address)).data
         return Response(data, status=status.HTTP_201_CREATED)
+
+
+def _client_ip(request: Request) -> str:
+    """The client's address, as every per-address limit reads it (`ratelimits.client_ip`)."""
+    return ratelimits.client_ip(request._request)

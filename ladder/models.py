@@ -273,3 +273,29 @@ class RatingChange(models.Model):
             "rating": f"{self.ordinal_after:.2f}",
             "hand": self.hand_id,
         }
+
+
+class ReliefClaim(models.Model):
+    """Where a daily relief grant was claimed from: the client's network address (an IPv4
+    address, or an IPv6 address's /64) and the site's day, so that the grants to the accounts
+    of one address are bounded per day (`SHENGJI_RELIEF_PER_IP_PER_DAY`; docs/LADDER.md,
+    "Relief per address"). ``address`` is empty for a grant made with no client (staff, the
+    shell) and for the grants made before addresses were kept. Append-only (migration 0007)."""
+
+    entry = models.OneToOneField(
+        LedgerEntry,
+        on_delete=models.PROTECT,
+        primary_key=True,
+        related_name="relief_claim",
+        verbose_name=_("ledger entry"),
+    )
+    address = models.CharField(max_length=64, blank=True, verbose_name=_("network address"))
+    day = models.DateField(verbose_name=_("day"))
+
+    class Meta:
+        indexes = [models.Index(fields=["address", "day"], name="relief_claim_address_day")]
+        verbose_name = _("relief claim")
+        verbose_name_plural = _("relief claims")
+
+    def __str__(self) -> str:
+        return f"{self.entry_id} {self.address or '—'} {self.day}"

@@ -23,12 +23,13 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from games import ratelimits
 from games.models import Hand, HandPlayer
 from games.selectors import hands_visible_to
 from ladder.errors import ApplicationError
 from ladder.escapes import escape_cost_now as escape_cost_now
 from ladder.escapes import fee_schedule as fee_schedule
-from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange, ReliefClaim
 from ladder.settlement import (
     ESCAPE_COMPENSATION,
     HOUSE_KINDS,
@@ -97,6 +98,12 @@ def relief_claimed_today(*, user_id: int) -> int:
     return LedgerEntry.objects.filter(user_id=user_id, kind=kind, created_at__gte=start).count()
 
 
+def relief_claimed_today_from(*, network: str) -> int:
+    """How many relief grants the accounts of one network address (`ratelimits.network_of`)
+    have had today (the site's day)."""
+    return ReliefClaim.objects.filter(address=network, day=timezone.localdate()).count()
+
+
 def relief_amount(balance: int) -> int:
     """What the daily relief grant gives to ``balance`` now: up to the threshold
     (`settlement.relief_grant`), 0 at or above it."""
@@ -109,15 +116,21 @@ def next_relief_day() -> datetime:
     return timezone.make_aware(datetime.combine(tomorrow, time.min))
 
 
-def relief_status(*, user: User) -> dict[str, Any]:
+def relief_status(*, user: User, address: str | None = None) -> dict[str, Any]:
     """Whether the user may claim the daily relief grant now, and its numbers: ``amount`` is
     what a claim gives now (it tops the balance up to ``threshold``); ``next_at`` when a
-    claim is next possible (now, the start of the next day, or None above the threshold)."""
+    claim is next possible (now, the start of the next day, or None above the threshold).
+    With the client's ``address``, a claim refused for that address today
+    (`SHENGJI_RELIEF_PER_IP_PER_DAY`) is not eligible either, and ``address_used`` says so."""
     balance = player_balance(user=user)
     claimed = relief_claimed_today(user_id=user.pk)
     threshold, per_day = settings.LADDER_RELIEF_THRESHOLD, settings.LADDER_RELIEF_PER_DAY
     below = balance < threshold
-    eligible = below and claimed < per_day
+    address_used = address is not None and (
+        relief_claimed_today_from(network=ratelimits.network_of(address))
+        >= settings.SHENGJI_RELIEF_PER_IP_PER_DAY
+    )
+    eligible = below and claimed < per_day and not address_used
     return {
         "balance": balance,
         "threshold": threshold,
@@ -125,6 +138,7 @@ def relief_status(*, user: User) -> dict[str, Any]:
         "per_day": per_day,
         "claimed_today": claimed,
         "eligible": eligible,
+        "address_used": address_used,
         "next_at": timezone.now() if eligible else next_relief_day() if below else None,
     }
 
@@ -573,7 +587,9 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
       no rating, paid no escape compensation and was not settled as ranked;
     - nobody had the relief grant more often in a day than `LADDER_RELIEF_PER_DAY`, and no
       relief row gave more than the top-up to `LADDER_RELIEF_THRESHOLD` or more than
-      `LADDER_RELIEF_AMOUNT`.
+      `LADDER_RELIEF_AMOUNT`;
+    - every relief row has its `ReliefClaim` (of its site day), and no network address had
+      more claims in a day than `SHENGJI_RELIEF_PER_IP_PER_DAY`.
 
     The per-hand checks look at hands with an id above `since_hand` (history already reviewed).
     """
@@ -613,6 +629,8 @@ def ledger_problems(*, since_hand: int = 0) -> tuple[int, int, list[LedgerProble
     problems += _ranked_moves_at_bigger_tables(since_hand)
     problems += _relief_over_limit()
     problems += _relief_past_its_top_up()
+    problems += _relief_without_its_claim()
+    problems += _relief_over_the_address_limit()
     entries = LedgerEntry.objects.count()
     return users, entries, problems
 
@@ -771,6 +789,40 @@ def _relief_past_its_top_up() -> list[LedgerProblem]:
             f" (relief tops up to {threshold}, at most {most} at a time)",
         )
         for user_id, pk, amount, after in rows
+    ]
+
+
+def _relief_without_its_claim() -> list[LedgerProblem]:
+    """Relief rows with no `ReliefClaim`, or one of another day than the row's: a grant
+    written around `ladder_relief_claim`, which the per-address limit would not see."""
+    day = TruncDate("created_at", tzinfo=timezone.get_current_timezone())
+    rows = (
+        LedgerEntry.objects.filter(kind=LedgerEntry.Kind.RELIEF)
+        .annotate(day=day)
+        .exclude(Exists(ReliefClaim.objects.filter(entry=OuterRef("pk"), day=OuterRef("day"))))
+        .values_list("user_id", "pk")[:1000]
+    )
+    return [
+        LedgerProblem(user_id, f"relief row {pk} has no claim of its day (its address unknown)")
+        for user_id, pk in rows
+    ]
+
+
+def _relief_over_the_address_limit() -> list[LedgerProblem]:
+    """Network addresses whose accounts had more relief grants in a day than
+    `SHENGJI_RELIEF_PER_IP_PER_DAY` (docs/LADDER.md, "Relief per address")."""
+    limit = settings.SHENGJI_RELIEF_PER_IP_PER_DAY
+    rows = (
+        ReliefClaim.objects.exclude(address="")
+        .values("address", "day")
+        .annotate(claims=Count("entry"))
+        .filter(claims__gt=limit)
+        .order_by("day", "address")
+        .values_list("address", "day", "claims")[:1000]
+    )
+    return [
+        LedgerProblem(None, f"{claims} relief grants from {address} on {day} (limit {limit})")
+        for address, day, claims in rows
     ]
 
 

@@ -12,16 +12,22 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
+from games import ratelimits
 from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
 from ladder.errors import ApplicationError
-from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
-from ladder.selectors import fee_schedule, relief_amount, relief_claimed_today
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange, ReliefClaim
+from ladder.selectors import (
+    fee_schedule,
+    relief_amount,
+    relief_claimed_today,
+    relief_claimed_today_from,
+)
 from ladder.settlement import (
     HandOutcome,
     Line,
@@ -179,15 +185,28 @@ def ladder_points_adjust(
 # The daily relief grant (救济)
 
 
+# pg_advisory_xact_lock(RELIEF_ADDRESS_LOCK, hashtext(network)): the relief claims from one
+# network address run one at a time, so the count of that address's claims today is exact.
+RELIEF_ADDRESS_LOCK = 0x52454C  # "REL"; the two-key lock space is not the accounts' one-key one
+
+
 @transaction.atomic
-def ladder_relief_claim(*, user: User) -> LedgerEntry:
+def ladder_relief_claim(*, user: User, address: str | None = None) -> LedgerEntry:
     """Give the user the daily relief grant: what tops their balance up to
     `LADDER_RELIEF_THRESHOLD` (at most `LADDER_RELIEF_AMOUNT`), when their balance is below
-    it, at most `LADDER_RELIEF_PER_DAY` times a day
-    (the site's day, `TIME_ZONE`). A `relief` ledger row; the profile lock makes two claims
-    at once count as two."""
+    it, at most `LADDER_RELIEF_PER_DAY` times a day (the site's day, `TIME_ZONE`), and to the
+    accounts of one client ``address`` at most `SHENGJI_RELIEF_PER_IP_PER_DAY` times a day
+    (docs/LADDER.md, "Relief per address"). Every claim a client makes passes its address
+    (`games.ratelimits.client_ip`); None is a grant with no client (staff, the shell).
+
+    A `relief` ledger row and its `ReliefClaim`. The address's lock, then the profile lock,
+    make claims at once count each other, from one account or many. A refusal changes
+    nothing."""
     if not user.is_active:
         raise ApplicationError("account_inactive")
+    network = "" if address is None else ratelimits.network_of(address)
+    if network:
+        _relief_address_lock(network)
     profile = _profiles_locked([user.pk])[user.pk]
     threshold = settings.LADDER_RELIEF_THRESHOLD
     if profile.balance >= threshold:
@@ -204,13 +223,32 @@ def ladder_relief_claim(*, user: User) -> LedgerEntry:
             _("relief is given at most %(limit)s times a day: come back tomorrow"),
             limit=limit,
         )
+    per_address = settings.SHENGJI_RELIEF_PER_IP_PER_DAY
+    if network and relief_claimed_today_from(network=network) >= per_address:
+        raise ApplicationError(
+            "relief_address_limit",
+            _(
+                "relief is given at most %(limit)s times a day to the accounts of one network "
+                "address, and it has been claimed from yours today: come back tomorrow"
+            ),
+            limit=per_address,
+        )
     # Up to the threshold, not a fixed sum: whoever held less before relief never holds more
     # after it (docs/LADDER.md, "Relief never rewards an escape").
     amount = relief_amount(profile.balance)
-    entry = _entry(profile, kind=Kind.RELIEF, amount=amount, now=timezone.now())
+    now = timezone.now()
+    entry = _entry(profile, kind=Kind.RELIEF, amount=amount, now=now)
     entry.save()
+    ReliefClaim.objects.create(entry=entry, address=network, day=timezone.localdate(now))
     profile.save(update_fields=["balance"])
     return entry
+
+
+def _relief_address_lock(network: str) -> None:
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", [RELIEF_ADDRESS_LOCK, network]
+        )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from games import ratelimits
 from ladder import selectors
 from ladder.charts import line_chart
 from ladder.errors import ApplicationError
@@ -78,7 +79,11 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
             "title_chart": line_chart(selectors.player_title_history(user=user)),
             "rating_chart": line_chart(selectors.player_rating_history(user=user)),
             "is_self": is_self,
-            "relief": selectors.relief_status(user=user) if is_self else None,
+            "relief": (
+                selectors.relief_status(user=user, address=ratelimits.client_ip(request))
+                if is_self
+                else None
+            ),
             "language_name": dict(settings.LANGUAGES).get(user.language, ""),
         },
     )
@@ -90,7 +95,7 @@ def relief(request: HttpRequest) -> HttpResponse:
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path())
     try:
-        entry = ladder_relief_claim(user=request.user)
+        entry = ladder_relief_claim(user=request.user, address=ratelimits.client_ip(request))
     except ApplicationError as error:
         messages.error(request, f"{error.message} ({error.code})")
     else:

@@ -20,7 +20,7 @@ from rest_framework.test import APIClient
 
 from accounts.models import User
 from ladder.errors import ApplicationError
-from ladder.models import HandSettlement, LadderProfile, LedgerEntry
+from ladder.models import HandSettlement, LadderProfile, LedgerEntry, ReliefClaim
 from ladder.selectors import ledger_problems
 from ladder.services import (
     ladder_points_adjust,
@@ -88,10 +88,11 @@ def test_relief_is_counted_per_day(settings: Any) -> None:
     user = make_user()
     set_balance(user, 0)
     yesterday = timezone.now() - timedelta(days=1)
-    LedgerEntry.objects.create(  # yesterday's claim (as it was written then) does not count
+    entry = LedgerEntry.objects.create(  # yesterday's claim (as it was written then) does not count
         user=user, kind="relief", account="table", amount=800, balance_after=800,
         created_at=yesterday,
     )  # fmt: skip
+    ReliefClaim.objects.create(entry=entry, day=timezone.localdate(yesterday))
     LadderProfile.objects.filter(user=user).update(balance=800)
     for _ in range(2):
         set_balance(user, 0)

@@ -9,7 +9,8 @@ moved points or ratings, that every row of a hand is the house's or one of its p
 no hand of 5–8 players, more decks or 找朋友 moved title points, ratings or escape
 compensation (ranked play is four players, two decks), that
 nobody had the relief grant more often than the daily limit nor past its top-up to the
-threshold, and that every quick-match
+threshold, that every relief grant has its claim and no network address had more than its
+daily limit of them (docs/LADDER.md, "Relief per address"), and that every quick-match
 no-show row is a charge of at most the quick-match stake. Exits with status 1 and lists what
 is wrong otherwise. `--since-hand N` limits the per-hand checks to hands after N (history
 already reviewed); balances are always checked in full.
@@ -86,7 +87,7 @@ class Command(BaseCommand):
                 "equals its ledger sum and none is negative, every running balance and every "
                 "hand balances, the house only receives fees, no shortfall, no practice hand "
                 "moved points, no hand paid an outsider, no bigger table's hand moved title "
-                "points or ratings, relief within its limits"
+                "points or ratings, relief within its limits per account and per address"
             )
         )
         self._review_foursomes(days=options["foursome_days"], at_least=options["foursome_min"])
