@@ -32,7 +32,7 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import close_old_connections
 
-from games import ratelimits, selectors
+from games import ratelimits, rules_words, selectors
 
 logger = logging.getLogger(__name__)
 
@@ -215,12 +215,22 @@ class LobbyFeed:
 
 def _lobby_tables() -> list[dict[str, Any]]:
     try:
-        return selectors.lobby_list()
+        return [with_rules_changed(table) for table in selectors.lobby_list()]
     finally:
         # Here, in the context the query ran in: the feed's task runs in a context copied
         # from the socket that started it, whose connection the wrapper's own clean-up (outside
         # that context) would not see, and leave open.
         close_old_connections()
+
+
+def with_rules_changed(table: dict[str, Any]) -> dict[str, Any]:
+    """A listed table with ``rules_changed``: whether its house rules change a rule of its
+    preset (the lobby then says "<preset> · house rules"); a 找朋友 table's shape alone does
+    not."""
+    changed = rules_words.house_rules_change_preset(
+        table["preset"], table.get("house_rules"), decks=int(table.get("decks") or 2)
+    )
+    return {**table, "rules_changed": changed}
 
 
 async def _build() -> list[dict[str, Any]]:

@@ -180,7 +180,8 @@ function startLobby() {
     head.append(el("span", `badge status-${table.status}`, playing ? L.playing : L.open));
     card.append(head);
 
-    const rulesName = (L.presets[table.preset] || table.preset) + (table.house_rules && Object.keys(table.house_rules).length ? ` · ${L.house_rules}` : "");
+    // "· house rules" only when a rule of the preset is changed, not for a shape alone (games/lobby.py).
+    const rulesName = (L.presets[table.preset] || table.preset) + (table.rules_changed ? ` · ${L.house_rules}` : "");
     const meta = [rulesName, `${L.stake} ${table.stake}`, `${L.min_balance} ${table.min_balance}`, `${table.play_seconds} ${L.seconds}`];
     card.append(el("p", "table-meta", meta.join(" · ")));
 

@@ -12,6 +12,7 @@ from django.test import Client
 
 from games import rules_words
 from games.engine import PRESETS
+from games.lobby import _lobby_tables
 from games.models import Table
 from tests.games.helpers import logged_in, make_users
 from tests.https import HTTPS
@@ -120,3 +121,12 @@ def test_the_create_forms_data_carries_the_many_deck_kitty_words() -> None:
     data = rules_words.form_rules_data()
     assert data["kitty_many_decks"] == rules_words.kitty_many_decks_words()
     assert "%(rules)s" in data["changes_label"]
+
+
+def test_the_lobby_feed_says_house_rules_only_for_a_changed_rule() -> None:
+    """The feed's ``rules_changed`` (static/games/lobby.js adds "· house rules" by it): a
+    找朋友 table's shape is no change of its preset's rules, a chosen settlement is."""
+    plain, changed = made("6"), made("6", rule_settlement="levels")
+    feed = {table["id"]: table for table in _lobby_tables()}
+    assert plain.house_rules and feed[plain.pk]["rules_changed"] is False
+    assert feed[changed.pk]["rules_changed"] is True
