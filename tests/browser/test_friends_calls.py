@@ -163,3 +163,27 @@ def test_the_dealer_calls_in_a_step_of_their_own_from_calls_they_lack(
     calls = state(page)["hand"]["view"]["calls"]
     assert [f"{c['ordinal']}{c['card']}" for c in calls] == offered
     assert page.errors == []
+
+
+def test_picks_not_sent_go_before_the_calls_step_runs_out(site: str, chromium: Any) -> None:
+    """The dealer picks calls of their own and never presses the button: the page sends them
+    just before the calls step ends, so the system's calls never replace a legal choice."""
+    page = new_page(chromium, 390, 844, "zh-CN")
+    username = "callerlate"
+    sign_up(page, site, username)
+    table_id = make_the_table(page, site, "calls late")
+    Table.objects.filter(pk=table_id).update(bury_seconds=10)
+    seat_bots_and_deal(page, table_id, username)
+    until_the_calls_step(page)
+    offered = picked(page)
+    mine = [offered[0], f"2{offered[1][1:]}"]  # the second copy of the card offered second
+    set_call(page, 1, mine[1])
+    page.wait_for_selector("#calls-pick .calls-status.ok:not(.warn)")
+    page.wait_for_function("() => window.shengjiTable.state.hand.view.calls_made", timeout=20_000)
+    view = state(page)["hand"]["view"]
+    assert [f"{c['ordinal']}{c['card']}" for c in view["calls"]] == mine
+    assert view["phase"] == "burying"
+    assert "时间到" not in page.inner_text("#chat-lines")  # no timeout: the dealer's own calls
+    assert page.inner_text("#clock").startswith(WORDS["zh-CN"]["bury"])
+    assert seconds_left(page) > 5
+    assert page.errors == []
