@@ -58,6 +58,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from proof.cpu import CpuMeter, asgi_pids, server_pids  # noqa: E402
+from proof.echoclient import ECHO_SITE_ENV  # noqa: E402
 from proof.load.moveparts import format_parts, move_parts, read_marks  # noqa: E402
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
@@ -76,7 +77,11 @@ def start_site(options: Options, trace: Path | None = None) -> Any:
     if options.url:
         return RunningSite(options.url)
     base = Path(options.base or tempfile.mkdtemp(prefix="shengji-load-"))
-    env = {**options.site_env, **({"SHENGJI_MOVE_TRACE": str(trace)} if trace else {})}
+    env = {
+        **ECHO_SITE_ENV,  # the echo socket, routed only where a bench turns it on
+        **options.site_env,
+        **({"SHENGJI_MOVE_TRACE": str(trace)} if trace else {}),
+    }
     site = LiveSite(base, env=env, daphnes=options.daphnes, server=options.server)
     try:
         site.start()
@@ -263,7 +268,11 @@ def parse(argv: list[str] | None = None) -> Options:
     add("--play-seconds", type=int, default=Options.play_seconds)
     add("--deal-interval-ms", type=int, default=Options.deal_interval_ms)
     add("--bid-window-seconds", type=int, default=Options.bid_window_seconds)
-    add("--url", help="a running site (its DATABASE_URL, REDIS_URL, SECRET_KEY in this shell)")
+    add(
+        "--url",
+        help="a running site (its DATABASE_URL, REDIS_URL, SECRET_KEY in this shell), started "
+        "with SHENGJI_ECHO_SOCKET=1 and the echo's limits raised (proof/echoclient.py)",
+    )
     add("--base", help="folder of the LiveSite (default: a new temporary one)")
     add("--site-env", action="append", default=[], help="NAME=VALUE for the site's processes")
     add("--seed", type=int, default=Options.seed)

@@ -1,6 +1,11 @@
 """Sockets on the site's echo consumer (``/ws/echo/``): the floor a game's latency is measured
 against. Each sends a small numbered message every ``interval`` (± jitter) seconds and times
-the echo of each (``time.monotonic()``, as ``botclient``)."""
+the echo of each (``time.monotonic()``, as ``botclient``).
+
+The site routes ``/ws/echo/`` only with ``SHENGJI_ECHO_SOCKET=1`` (``ECHO_SITE_ENV``, which the
+load benchmark gives the site it starts; a site given by ``--url`` must be started with it).
+Every echo socket of a run comes from this machine's one address, at the game's message rate,
+so the same settings lift the echo's per-address cap and its bucket out of the way."""
 
 from __future__ import annotations
 
@@ -15,6 +20,12 @@ from typing import Any
 import websockets
 
 ECHO_DRAIN_SECONDS = 10.0
+ECHO_SITE_ENV = {
+    "SHENGJI_ECHO_SOCKET": "1",
+    "SHENGJI_ECHO_SOCKETS_PER_IP": "100000",
+    "SHENGJI_ECHO_BURST": "1000",
+    "SHENGJI_ECHO_RATE_PER_S": "1000",
+}
 
 
 @dataclass

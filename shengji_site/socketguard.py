@@ -16,9 +16,9 @@ sees a frame:
   past its limit) is dropped as soon as its close frame is written, not after the client's
   answer that a flooder never sends.
 
-Installed by ``daphne_uvloop`` in daphne's process. uvicorn reads no more frames while its
-queue for the application holds 32 (``--ws-max-queue``), so a flood there waits in the
-client's own TCP buffers; the sockets' own limits apply on both servers.
+Installed by ``daphne_uvloop`` in daphne's process. uvicorn (``--ws websockets-sansio``) stops
+reading a connection while a frame it queued waits for the application, so a flood there waits
+in the client's own TCP buffers; the sockets' own limits (games/consumers.py) apply on both.
 """
 
 from __future__ import annotations
