@@ -11,10 +11,12 @@ from io import StringIO
 
 import pytest
 from django.core.management import call_command
+from django.test import Client
 from django.utils import translation
 
 from accounts.models import User
-from games import services
+from games import rules_words, services
+from games.engine import RuleSet
 from games.models import ChatLine, Hand, Match, Seat, Table
 from games.services.start import _rules_for
 from ladder.models import LedgerEntry
@@ -27,6 +29,7 @@ from tests.games.helpers import (
     ready_all,
     seat_all,
 )
+from tests.https import HTTPS
 
 pytestmark = pytest.mark.django_db
 SIX = 6
@@ -173,3 +176,44 @@ def test_a_four_seat_tractor_escape_still_ends_the_match() -> None:
     services.seat_take(table_id=table.pk, user=users[1], index=1)
     second = ready_all(table, users)
     assert second.match_id != match.pk
+
+
+HOUSE = {"zh-hans": "归系统", "zh-hant": "歸系統", "en": "to the house"}
+KEPT = {"zh-hans": "保留各自的级数", "zh-hant": "保留各自的級數", "en": "keep their levels"}
+PARTNER = {"zh-hans": "对家", "zh-hant": "對家", "en": "partner"}
+SHARED = {"zh-hans": "平分", "zh-hant": "平分", "en": "shared"}
+BROWSERS = {"zh-hans": "zh-CN,zh;q=0.9", "zh-hant": "zh-TW,zh;q=0.9", "en": "en-US,en;q=0.9"}
+
+
+@pytest.mark.parametrize("language", list(HOUSE))
+def test_the_texts_say_what_the_ledger_does(language: str) -> None:
+    """The escape warning and the rules card of a six-seat 找朋友 table name no partner, say
+    the payment goes to the house (what the ledger writes) and that the others keep their
+    levels; a 4-seat casual 拖拉机 table's says the house too, a ranked one's does not; the
+    /rules/ page's 找朋友 escapes share nothing out among the others."""
+    users = make_users(1, f"texts{language[-2:]}")
+    friends = make_table(
+        users[0],
+        players=SIX,
+        house_rules={"mode": "friends", "escape_penalty": "nine_stakes"},
+        stake=10,
+    )
+    with translation.override(language):
+        most, text = rules_words.escape_words(friends.rules().to_dict()["options"], 10)
+        card = rules_words.rules_card(friends.rules().to_dict(), stake=10)
+        casual = rules_words.escape_words(RuleSet().to_dict()["options"], 50)[1]
+        ranked = rules_words.escape_words(RuleSet().to_dict()["options"], 50, ranked=True)[1]
+    assert most == 90 and "90" in text
+    assert PARTNER[language] not in text.lower() and SHARED[language] not in text
+    assert HOUSE[language] in text and KEPT[language] in text
+    row = next(r for r in card["rows"] if r["option"] == "escape_penalty")
+    assert row["text"] == text
+    assert HOUSE[language] in casual and PARTNER[language] in casual.lower()
+    assert HOUSE[language] not in ranked and PARTNER[language] in ranked.lower()
+
+    page = Client(**HTTPS).get("/rules/", HTTP_ACCEPT_LANGUAGE=BROWSERS[language])
+    body = page.content.decode()
+    friends_part = body[body.index('id="friends"') : body.index('id="options"')]
+    escapes = next(p for p in friends_part.split("<p>") if "opt-escape_penalty" in p)
+    assert SHARED[language] not in escapes and HOUSE[language] in escapes
+    assert KEPT[language] in escapes
