@@ -13,11 +13,12 @@ sign-up windows in Redis, which count real seconds, at each simulated day's star
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import re
 import threading
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from io import StringIO
 from typing import Any
 from unittest import mock
@@ -417,3 +418,27 @@ def test_the_readme_and_the_docs_state_the_limit_in_force() -> None:
     assert f"{rate:,}" in row
     for doc in ("docs/LADDER.md", "docs/proof/SECURITY.md"):
         assert f"**{rate:,} table points a day" in (base / doc).read_text(encoding="utf-8")
+
+
+def test_the_migration_gives_each_earlier_grant_a_claim_of_its_day_with_no_address(
+    settings: Any,
+) -> None:
+    """Relief rows written before claims were kept get one, of the site's day (7:00 in
+    Shanghai is the day before in UTC), so that `ladder_check` passes on a site that had relief
+    before; they count for no address."""
+    settings.TIME_ZONE = "Asia/Shanghai"
+    user = make_user()
+    set_balance(user, 0)
+    early_morning = timezone.make_aware(datetime(2026, 3, 1, 7, 0))
+    entry = LedgerEntry.objects.create(
+        user=user, kind="relief", account="table", amount=RELIEF, balance_after=RELIEF,
+        created_at=early_morning,
+    )  # fmt: skip
+    LadderProfile.objects.filter(user=user).update(balance=RELIEF)
+    assert "has no claim" in ladder_check()
+    migration = importlib.import_module("ladder.migrations.0007_relief_claim")
+    with connection.schema_editor() as editor:
+        migration.claims_of_earlier_grants(None, editor)
+    claim_row = ReliefClaim.objects.get(entry=entry)
+    assert (claim_row.address, claim_row.day) == ("", date(2026, 3, 1))
+    assert ladder_check() == ""
