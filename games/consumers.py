@@ -141,9 +141,28 @@ class Limited(AsyncJsonWebsocketConsumer):
             await self.send_json(ApplicationError("rate_limited").as_message())
         elif verdict == CLOSE:
             self.flooded = True
-            logger.warning("socket closed for flooding: %s", self.scope.get("path"))
+            FloodLog.note(str(self.scope.get("path")))
             await self.close(code=FLOOD_CLOSE)
         return False
+
+
+class FloodLog:
+    """One warning a second at most for the sockets closed for flooding, with how many it
+    stands for: a flooder reconnecting in a loop must not flood the log instead."""
+
+    last = 0.0
+    unlogged = 0
+
+    @classmethod
+    def note(cls, path: str) -> None:
+        now = time.monotonic()
+        if now - cls.last < 1.0:
+            cls.unlogged += 1
+            return
+        more, cls.unlogged, cls.last = cls.unlogged, 0, now
+        logger.warning(
+            "socket closed for flooding: %s (%d more since the last warning)", path, more
+        )
 
 
 def failure_frame(error: Exception) -> dict[str, Any]:

@@ -85,13 +85,30 @@ def unsent_bytes(transport: Any) -> int:
     return 0
 
 
+class DropLog:
+    """One warning a second at most, with how many drops it stands for: a flooder reconnecting
+    in a loop must not flood the log instead."""
+
+    last = 0.0
+    unlogged = 0
+
+    @classmethod
+    def note(cls, why: str, client: Any) -> None:
+        now = time.monotonic()
+        if now - cls.last < 1.0:
+            cls.unlogged += 1
+            return
+        more, cls.unlogged, cls.last = cls.unlogged, 0, now
+        logger.warning("socket dropped: %s (%s; %d more since the last warning)", why, client, more)
+
+
 def drop(protocol: Any, why: str) -> None:
     """Close the connection now: a close frame (1008) if it is open, then the TCP connection
     aborted (what is buffered either way is discarded; no more of its data is parsed)."""
     if getattr(protocol, "guard_dropped", False):
         return
     protocol.guard_dropped = True
-    logger.warning("socket dropped: %s (%s)", why, getattr(protocol, "client_addr", None))
+    DropLog.note(why, getattr(protocol, "client_addr", None))
     if protocol.state == WebSocketProtocol.STATE_OPEN:
         protocol.sendCloseFrame(code=FLOOD_CLOSE, isReply=False)
     protocol.dropConnection(abort=True)
