@@ -27,6 +27,15 @@ class Command(BaseCommand):
                 "machine's network addresses, over plain HTTP; prints the address to open"
             ),
         )
+        parser.add_argument(
+            "--lan-address",
+            action="append",
+            metavar="ADDRESS",
+            help=(
+                "with --lan: the network address phones open, instead of those found (repeat "
+                "for several); implies --lan"
+            ),
+        )
         parser.add_argument("--port", type=int, default=8000, help="port the site listens on")
         parser.add_argument(
             "--server",
@@ -41,12 +50,13 @@ class Command(BaseCommand):
             self.stdout.write(line)
             self.stdout.flush()
 
-        lan = bool(options["lan"])
+        named = list(options["lan_address"] or [])
+        lan = bool(options["lan"] or named)
         code = serve(
             ServeOptions(
                 host=options["host"] or (LAN_HOST if lan else "127.0.0.1"),
                 lan=lan,
-                lan_addresses=lan_addresses() if lan else [],
+                lan_addresses=(named or lan_addresses()) if lan else [],
                 port=options["port"],
                 concurrency=options["concurrency"],
                 server=options["server"],
