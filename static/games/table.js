@@ -27,7 +27,7 @@ const POSITIONS = ["bottom", "right", "top", "left"]; // seat + 0, +1 (下家), 
 const RING_SIDES = { 5: [1, 2, 1], 6: [2, 1, 2], 7: [2, 2, 2], 8: [2, 3, 2] };
 const SOUND_KEY = "shengji.sound"; // localStorage: "1" when the turn tone is on
 const CHECK_DEBOUNCE_MS = 150;
-const CALLS_SEND_AT_S = 3; // 找朋友: a legal pick not sent yet goes this long before time is up
+const CALLS_SEND_AT_S = 3; // the dealer's checked picks not sent yet go this long before time is up
 const PING_EVERY_MS = 20000;
 const LAG_GRACE_MS = 1500; // a pong says the hand is further on: the view has this long to come
 const LEDGER_RETRY_MS = 500; // a hand just ended: its settlement (the wrap-up) is a moment behind
@@ -129,6 +129,7 @@ const ui = {
   callCheck: { key: null, ok: null, code: null, message: null },
   pendingBury: null, // {hand, cards}: a bury to send once the view shows the calls made
   callsSentAt: null, // the hand whose picks went as its calls step ran out
+  burySentAt: null, // the hand whose checked bury went as its time ran out
   resultClosed: storedResultClosed(), // the hand id whose result the player closed
   readyHeldFor: null, // the hand id after which the page took back auto-ready while its result was open
   foldedFor: null, // the hand id at whose start the invite was folded
@@ -504,6 +505,7 @@ function resetHandUi() {
   ui.callCheck = { key: null, ok: null, code: null, message: null };
   ui.pendingBury = null;
   ui.callsSentAt = null;
+  ui.burySentAt = null;
   ui.note = null; // a note (a failed throw, a timeout) goes with its hand
 }
 
@@ -885,15 +887,21 @@ function sendCalls() {
   act({ type: "call", seq: game.hand.seq, calls: callsText() });
 }
 
-/** A legal pick not sent yet goes as the calls step runs out, so the dealer's own choice is
- * kept (the server would make its defaults). */
-function sendCallsBeforeTimeUp(remaining) {
+/** The dealer's checked picks not sent yet go as their step runs out, so the dealer's own
+ * choice is kept, not the server's: at 找朋友's calls step the calls alone (the bury then has
+ * its own time), at the bury a whole checked bury (docs/PROTOCOL.md, "Time"). */
+function sendPicksBeforeTimeUp(remaining) {
   const v = view();
-  if (!picksCalls() || !v || v.calls_made || remaining > CALLS_SEND_AT_S) return;
-  if (ui.callsSentAt === game.hand.id || seatInfo(mySeat()).autopilot) return;
-  if (!needsCall() || ui.callCheck.ok !== true) return;
-  ui.callsSentAt = game.hand.id;
-  sendCalls();
+  if (remaining > CALLS_SEND_AT_S || !v || v.phase !== "burying" || v.dealer !== mySeat()) return;
+  if (seatInfo(mySeat()).autopilot || ui.pendingBury) return;
+  if (isFriends(v) && !v.calls_made) {
+    if (ui.callsSentAt === game.hand.id || !needsCall() || ui.callCheck.ok !== true) return;
+    ui.callsSentAt = game.hand.id;
+    sendCalls();
+  } else if (ui.burySentAt !== game.hand.id && selectionAction() === "bury" && selectionReady("bury")) {
+    ui.burySentAt = game.hand.id;
+    primaryAction();
+  }
 }
 
 /** The calls the view says were made (the dealer's own view), as "2AS 1KH". */
@@ -2295,7 +2303,7 @@ function renderClock() {
   const clock = byId("clock");
   const step = clockStep(kind);
   const shown = kind === "bidding" ? `${L.clock_bidding} ${text}` : step ? `${step} ${text}` : text;
-  if (remaining !== null) sendCallsBeforeTimeUp(remaining);
+  if (remaining !== null) sendPicksBeforeTimeUp(remaining);
   clock.textContent = shown;
   clock.classList.toggle("urgent", kind === "turn" && remaining <= 5);
   for (const node of root.querySelectorAll("[data-next-hand]")) node.textContent = nextHandText();

@@ -165,9 +165,9 @@ def test_the_dealer_calls_in_a_step_of_their_own_from_calls_they_lack(
     assert page.errors == []
 
 
-def test_picks_not_sent_go_before_the_calls_step_runs_out(site: str, chromium: Any) -> None:
-    """The dealer picks calls of their own and never presses the button: the page sends them
-    just before the calls step ends, so the system's calls never replace a legal choice."""
+def test_picks_not_sent_go_before_each_step_runs_out(site: str, chromium: Any) -> None:
+    """The dealer picks calls of their own, then a bury, and never presses a button: the page
+    sends each just before its step ends, so the system's moves never replace a legal choice."""
     page = new_page(chromium, 390, 844, "zh-CN")
     username = "callerlate"
     sign_up(page, site, username)
@@ -186,4 +186,15 @@ def test_picks_not_sent_go_before_the_calls_step_runs_out(site: str, chromium: A
     assert "时间到" not in page.inner_text("#chat-lines")  # no timeout: the dealer's own calls
     assert page.inner_text("#clock").startswith(WORDS["zh-CN"]["bury"])
     assert seconds_left(page) > 5
+    # The bury, picked and checked but not pressed, goes before its own time runs out too.
+    trump = Trump(view["trump"]["level"], view["trump"]["suit"])
+    bury = format_cards(sample_bury(list(parse_cards(view["hand"])), trump, view["kitty_size"]))
+    for button in card_buttons(page, bury.split()):
+        button.click(position={"x": 6, "y": 22})
+    page.wait_for_selector("#primary-action:not([disabled])")
+    page.wait_for_function(
+        "() => window.shengjiTable.state.hand.view.phase === 'playing'", timeout=20_000
+    )
+    assert sorted(state(page)["hand"]["view"]["kitty"].split()) == sorted(bury.split())
+    assert "时间到" not in page.inner_text("#chat-lines")
     assert page.errors == []
