@@ -72,8 +72,10 @@ def autopilot_on_and_off(page: Any, tag: str) -> None:
 
 
 def leave_the_next_hand(page: Any, table: Table, tag: str) -> str:
-    """Auto-ready deals the next hand; leave it, accepting the dialog; returns its words."""
+    """Closing the result readies the seat (auto-ready waits for it) and the next hand is
+    dealt; leave it, accepting the dialog; returns its words."""
     first = Hand.objects.get(match__table=table)
+    page.click("#result [data-action=close-result]")
     page.wait_for_function(
         f"() => {{ const h = window.shengjiTable.state.hand; return h && h.id !== {first.pk}; }}",
         timeout=NEXT_HAND_TIMEOUT_MS,

@@ -177,28 +177,27 @@ def test_the_result_is_seen_before_the_next_deal_and_the_clock_is_the_players(
     ended = Hand.objects.get(pk=hand.pk)
     assert ended.finished_at is not None
 
-    # The result: on the first screen at once, with the countdown to the next deal.
+    # The result: on the first screen at once. Auto-ready waits for its reader: while it is
+    # open the seat is not ready, and the next deal waits for everyone to be.
     page.wait_for_selector("#result:not([hidden]) .next-hand")
     assert visible_in_viewport(page, "#result")
     labels = words(page)
+    page.wait_for_selector("#result .ready-held")
+    assert page.inner_text("#result .ready-held") == labels["auto_ready_waits"]
     page.wait_for_function(
-        "(prefix) => document.querySelector('#result .next-hand').textContent.startsWith(prefix)",
-        arg=labels["next_hand_in"].split("{n}")[0],
+        "(text) => document.querySelector('#result .next-hand').textContent === text",
+        arg=labels["next_hand_waiting"],
     )
     page.wait_for_selector("#result .ledger-practice")
     screenshot(page, f"moments-{tag}-1-result")
     assert not Hand.objects.filter(match__table=table, number=2).exists()
 
-    # On a phone the sheet covers the table: closing it shows the table, a button brings it back.
-    if tag == "phone":
-        page.click("[data-action=close-result]")
-        page.wait_for_selector("#result", state="hidden")
-        page.wait_for_selector("[data-action=show-result]")
-        screenshot(page, f"moments-{tag}-2-result-closed")
-        page.click("[data-action=show-result]")
-        page.wait_for_selector("#result:not([hidden])")
-
-    # The next deal waits the pause after the hand's end (docs/PROTOCOL.md).
+    # Past the pause the result is still there, and no hand started under it; closing it
+    # readies the seat (auto-ready) and the next hand is dealt (docs/PROTOCOL.md).
+    time.sleep(settings.SHENGJI_NEXT_HAND_PAUSE_S + 1)
+    assert page.locator("#result").is_visible()
+    assert not Hand.objects.filter(match__table=table, number=2).exists()
+    page.click("#result [data-action=close-result]")
     page.wait_for_function(
         f"() => {{ const h = window.shengjiTable.state.hand; return h && h.id !== {hand.pk}; }}",
         timeout=30_000,

@@ -257,8 +257,10 @@ def sheet_leaves_sit_buttons_free(page: Any) -> None:
     assert hidden == 0
 
 
-def start(chromium: Any, site: str, seats: int, locale: str, tag: str) -> tuple[Any, int]:
-    page = new_page(chromium, *PHONE, locale)
+def start(
+    chromium: Any, site: str, seats: int, locale: str, tag: str, size: tuple[int, int] = PHONE
+) -> tuple[Any, int]:
+    page = new_page(chromium, *size, locale)
     username = f"phone{tag}"
     sign_up(page, site, username)
     # The services tell the sockets through async_to_sync: not in Playwright's thread.
@@ -277,8 +279,9 @@ def start(chromium: Any, site: str, seats: int, locale: str, tag: str) -> tuple[
     if view.get("mode") == "friends":
         page.wait_for_selector("#calls-pick .call-picker")
     assert page.evaluate(NARROWEST_TAP) >= MIN_TAP_PX  # the dealer's hand with the kitty
-    assert page_bottom(page, "#actions") <= PHONE[1]  # the calls, the bury button: all in view
-    assert_fits_across(page)
+    if size == PHONE:
+        assert page_bottom(page, "#actions") <= PHONE[1]  # the calls, the bury button: in view
+        assert_fits_across(page)
     screenshot(page, f"phone-{tag}-1-bury")
     page.wait_for_function("() => window.shengjiTable.state.hand.view.to_act === 0")
     return page, table_id
@@ -310,7 +313,7 @@ def test_the_hand_stays_put_and_an_escape_leaves_the_seats_in_reach(
     assert page.errors == []
 
 
-@pytest.mark.parametrize("locale", ["zh-TW"])
+@pytest.mark.parametrize("locale", ["zh-TW", "zh-CN"])
 def test_four_seats_a_whole_hand_and_the_result_waits_for_its_reader(
     site: str, chromium: Any, settings: Any, locale: str
 ) -> None:
@@ -366,4 +369,26 @@ def test_six_seats_a_failed_throws_note_goes_with_its_hand(
     page.wait_for_function("() => window.shengjiTable.state.hand.number === 2", timeout=120_000)
     assert page.locator("#status .note").count() == 0
     screenshot(page, "phone-6-zh-cn-3-next-hand")
+    assert page.errors == []
+
+
+def test_a_desktop_in_english_keeps_the_hand_still_too(site: str, chromium: Any) -> None:
+    """At 1280×800 in English, six seats: the same fixed trick area, the invite folded to its
+    button once the game is on, the result beside the table with its buttons, and after an
+    escape the seats' buttons in reach."""
+    page, _ = start(chromium, site, 6, "en-US", "desktop-en", (1280, 800))
+    bury(page, state(page)["hand"]["view"])
+    assert page.locator("#invite-url").is_hidden()
+    assert page.inner_text("[data-action=invite]") == "Invite"
+    assert "6 players · 3 decks" in page.inner_text("#table-meta")
+    page.evaluate(SAMPLER)
+    play_turns(page, 3)
+    assert_hand_still(page)
+    screenshot(page, "desktop-en-2-play")
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("[data-action=escape]")
+    page.wait_for_selector("#result:not([hidden]) [data-action=close-result]")
+    page.wait_for_selector("[data-action=sit]")
+    sheet_leaves_sit_buttons_free(page)
+    screenshot(page, "desktop-en-3-escaped")
     assert page.errors == []
