@@ -168,7 +168,10 @@ def test_serve_lan_listens_on_every_address_with_the_machines_addresses(
     monkeypatch.setattr(serve_command, "serve", serve_recorded)
     call_command("serve", "--lan", "--port", str(PORT))
     call_command("serve")
-    lan, plain = ran
+    call_command("serve", "--lan-address", "10.0.0.7", "--lan-address", "10.0.0.8")
+    lan, plain, named = ran
+    assert (named.host, named.lan) == ("0.0.0.0", True)
+    assert named.lan_addresses == ["10.0.0.7", "10.0.0.8"]
     assert (lan.host, lan.lan, lan.lan_addresses, lan.port) == ("0.0.0.0", True, [ADDRESS], PORT)
     assert (plain.host, plain.lan, plain.lan_addresses) == ("127.0.0.1", False, [])
     env = child_environment(lan)
