@@ -224,3 +224,26 @@ def test_the_table_page_shows_each_line_with_its_players_name(language: str) -> 
             expected = expected.replace("小紅", "小红")
         assert expected in text, (language, text, expected)
     assert "1stA" not in " ".join(rendered)
+
+
+def test_a_disconnect_and_a_return_log_the_bot_taking_the_seat_and_giving_it_back_once() -> None:
+    """托管 by a disconnect: the bot takes the seat after the grace period (``bot_plays``, the
+    player named) and gives it back when they return (``back``), one line each."""
+    users = make_users(4, "logaway")
+    table = make_table(users[0], stake=10)
+    hand = deal_and_close(seat_all(table, users))
+    channel = f"t{table.pk}-away"
+    services.seat_connected(table_id=table.pk, user=users[1], channel_name=channel)
+    away = services.seat_disconnected(channel_name=channel)
+    assert away is not None and away.disconnected_at is not None
+    since = away.disconnected_at.isoformat()
+    assert services.seat_takeover(seat_id=away.pk, since=since)
+    assert not services.seat_takeover(seat_id=away.pk, since=since)  # once only
+    services.seat_connected(table_id=table.pk, user=users[1], channel_name=f"{channel}-2")
+    services.seat_connected(table_id=table.pk, user=users[1], channel_name=f"{channel}-3")
+    lines = ChatLine.objects.filter(table=table, code__in=["bot_plays", "back"]).order_by("pk")
+    assert [(line.code, line.params) for line in lines] == [
+        ("bot_plays", [1, str(users[1])]),
+        ("back", [str(users[1]), 1]),
+    ]
+    assert fresh(hand).status == Hand.Status.PLAYING
