@@ -36,6 +36,7 @@ const REVEAL_GLOW_MS = 4000; // a friend just revealed: their seat glows this lo
 const RANKS_HIGH_FIRST = ["A", "K", "Q", "J", "T", "9", "8", "7", "6", "5", "4", "3", "2"];
 const SUIT_SYMBOLS = { S: "♠", H: "♥", C: "♣", D: "♦" };
 const RESULT_CLOSED_KEY = "shengji.resultClosed"; // sessionStorage: the hand whose result was closed
+const READY_HELD_KEY = "shengji.readyHeld"; // sessionStorage: the hand after which auto-ready was held
 
 // --- small helpers -------------------------------------------------------------------------------
 
@@ -130,18 +131,26 @@ const ui = {
   pendingBury: null, // {hand, cards}: a bury to send once the view shows the calls made
   callsSentAt: null, // the hand whose picks went as its calls step ran out
   burySentAt: null, // the hand whose checked bury went as its time ran out
-  resultClosed: storedResultClosed(), // the hand id whose result the player closed
-  readyHeldFor: null, // the hand id after which the page took back auto-ready while its result was open
+  resultClosed: stored(RESULT_CLOSED_KEY), // the hand id whose result the player closed
+  readyHeldFor: stored(READY_HELD_KEY), // the hand id after which the page took back auto-ready while its result was open
   foldedFor: null, // the hand id at whose start the invite was folded
   finishedSeen: new Map(), // hand id → when (ms) this page first saw it finished
 };
 
-function storedResultClosed() {
+/** A hand id kept in this tab's sessionStorage (a reload keeps what the player did), or null. */
+function stored(key) {
   try {
-    const id = Number(window.sessionStorage.getItem(RESULT_CLOSED_KEY));
-    return id || null;
+    return Number(window.sessionStorage.getItem(key)) || null;
   } catch {
     return null;
+  }
+}
+
+function store(key, handId) {
+  try {
+    window.sessionStorage.setItem(key, String(handId));
+  } catch {
+    // no storage (a private window): after a reload the page asks again, nothing worse
   }
 }
 
@@ -2071,11 +2080,7 @@ function closeResult(readyNow = false) {
   const hand = game.hand;
   if (!hand) return;
   ui.resultClosed = hand.id;
-  try {
-    window.sessionStorage.setItem(RESULT_CLOSED_KEY, String(hand.id));
-  } catch {
-    // no storage (a private window): the result shows again after a reload, nothing worse
-  }
+  store(RESULT_CLOSED_KEY, hand.id);
   const mine = mySeat();
   if (mine !== null && !seatInfo(mine).ready && (readyNow || ui.readyHeldFor === hand.id)) act({ type: "ready", ready: true });
   renderResult();
@@ -2095,6 +2100,7 @@ function holdReadyWhileResultOpen() {
   // On 托管 the player asked the table to go on without them: their auto-ready stands.
   if (!me.auto_ready || !me.ready || me.autopilot) return;
   ui.readyHeldFor = hand.id;
+  store(READY_HELD_KEY, hand.id);
   act({ type: "ready", ready: false });
 }
 

@@ -341,6 +341,11 @@ def test_four_seats_a_whole_hand_and_the_result_waits_for_its_reader(
     assert page.locator("#result [data-action=result-ready]").is_visible()
     screenshot(page, f"phone-{tag}-3-result")
 
+    # A reload keeps it so: the result again, auto-ready still waiting for the reader.
+    page.reload()
+    page.wait_for_selector("#result:not([hidden]) .ready-held")
+    assert Hand.objects.filter(match__table_id=table_id).count() == 1
+
     page.click("#result [data-action=close-result]")
     page.wait_for_function("() => window.shengjiTable.state.hand.number === 2", timeout=30_000)
     assert page.locator("#result").is_hidden()
