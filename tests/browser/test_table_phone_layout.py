@@ -313,18 +313,19 @@ def test_the_hand_stays_put_and_an_escape_leaves_the_seats_in_reach(
     assert page.errors == []
 
 
-@pytest.mark.parametrize("locale", ["zh-TW", "zh-CN"])
-def test_four_seats_a_whole_hand_and_the_result_waits_for_its_reader(
-    site: str, chromium: Any, settings: Any, locale: str
+@pytest.mark.parametrize(("seats", "locale"), [(4, "zh-TW"), (6, "zh-CN")])
+def test_a_whole_hand_and_the_result_waits_for_its_reader(
+    site: str, chromium: Any, settings: Any, seats: int, locale: str
 ) -> None:
     """Every trick of a hand played by tapping, the hand measured throughout; the result
     stays past the pause (auto-ready waits while it is open), scrolls with its buttons in
-    view, and closing it starts the next hand."""
+    view (at six seats it has a row a player and more than a phone's screen), and closing it
+    starts the next hand."""
     settings.SHENGJI_NEXT_HAND_PAUSE_S = 2  # this process's worker starts the next hand
-    tag = f"4-{locale.lower()}"
-    page, table_id = start(chromium, site, 4, locale, tag)
+    tag = f"{seats}-{locale.lower()}"
+    page, table_id = start(chromium, site, seats, locale, tag)
     bury(page, state(page)["hand"]["view"])
-    assert_first_screen(page, 4)
+    assert_first_screen(page, seats)
     page.evaluate(SAMPLER)
     play_turns(page, 99)
     assert_hand_still(page)
@@ -336,6 +337,11 @@ def test_four_seats_a_whole_hand_and_the_result_waits_for_its_reader(
     assert Hand.objects.filter(match__table_id=table_id).count() == 1
     assert page.locator("#result").is_visible()
     assert page_bottom(page, "#result") <= PHONE[1]
+    if seats == 6:
+        assert page.evaluate(
+            "() => { const r = document.getElementById('result');"
+            " return r.scrollHeight > r.clientHeight; }"
+        )
     page.evaluate("() => { const r = document.getElementById('result'); r.scrollTop = 1e6; }")
     assert page.locator("#result [data-action=close-result]").is_visible()
     assert page.locator("#result [data-action=result-ready]").is_visible()
