@@ -234,13 +234,14 @@ def hand_samples(page: Any) -> list[dict[str, int]]:
 
 
 def assert_hand_still(page: Any) -> None:
+    """One place for the hand on every frame sampled, while plays arrived; else the first
+    frame at each place it took."""
     samples = hand_samples(page)
     assert len({s["plays"] for s in samples}) > 2, samples[:5]  # plays arrived while sampled
-    places = {(s["top"], s["left"], s["cardsTop"]) for s in samples}
-    firsts = {}
+    firsts: dict[tuple[int, int, int], dict[str, int]] = {}
     for s in samples:
         firsts.setdefault((s["top"], s["left"], s["cardsTop"]), s)
-    assert len(places) == 1, firsts
+    assert len(firsts) == 1, firsts
 
 
 def sheet_leaves_sit_buttons_free(page: Any) -> None:
