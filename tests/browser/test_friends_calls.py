@@ -69,7 +69,7 @@ def until_the_calls_step(page: Any) -> dict[str, Any]:
     started = time.monotonic()
     while time.monotonic() - started < 120:
         hand = state(page)["hand"]
-        view = hand["view"] if hand else None
+        view: dict[str, Any] | None = hand["view"] if hand else None
         if view and view["phase"] == "burying" and view["to_act"] == 0:
             return view
         bids = page.locator("[data-action=bid]")
