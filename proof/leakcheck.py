@@ -33,15 +33,16 @@ Any other string holding a card, a view key that only replays have (``seed``, ``
 ``kitty_dealt``, ``buried``), or a number equal to a hand's seed is a leak too.
 
 Tables of 4–8 seats and 找朋友 (RULES-SPEC.md §9.4): the friend calls (``calls``,
-``result.calls``, a call written ``2AS`` anywhere) reach only a receiver entitled to the
-dealer's seat until the first lead; a call names a seat (``seat``) only once the truth has it
-filled and counts the copies played (``seen``) as the truth does; the defending side
-(``side``, ``defenders``, ``result.defenders``, and ``result.attackers`` as its complement)
-and the points of each side are the truth's public side, which grows only by filled calls.
-So no frame tells who holds a called card before it is played. The system lines of 找朋友
-(``friends_called``, ``friend_joins``, ``call_spent``) must each report the truth's calls or a
-call filled by that seat, and be judged at a ``seq`` (the receiver's next hand frame) at which
-it has happened.
+``result.calls``, a call written ``2AS`` anywhere: a check's ``call`` too) reach only a
+receiver entitled to the dealer's seat until the first lead, and the calls offered to the
+dealer's pickers (``call_defaults``) only that receiver; a call names a seat (``seat``) only
+once the truth has it filled and counts the copies played (``seen``) as the truth does; the
+defending side (``side``, ``defenders``, ``result.defenders``, and ``result.attackers`` as its
+complement) and the points of each side are the truth's public side, which grows only by
+filled calls. So no frame tells who holds a called card before it is played. The system
+lines of 找朋友 (``friends_called``, ``friend_joins``, ``call_spent``) must each report the
+truth's calls or a call filled by that seat, and be judged at a ``seq`` (the receiver's next
+hand frame) at which it has happened.
 """
 
 from __future__ import annotations
@@ -416,6 +417,9 @@ SEAT_FIELDS = {
 }
 KITTY_FIELDS = {"kitty", "flipped", "result.flipped"}
 CALL_FIELDS = {"calls[].card", "result.calls[].card"}
+# The calls offered to the dealer's pickers while burying ("1AD 1KC", docs/NOTATION.md): the
+# dealer's own view only.
+CALL_DEFAULTS_FIELD = "call_defaults"
 # The calls as a view shows them (RULES-SPEC.md §9.4: the dealer's until the first lead).
 CALL_LISTS = ("calls", "result.calls")
 # The defending side as a view shows it (a list of seats), and the attackers (its complement).
@@ -427,7 +431,8 @@ VIEW_ROOTS = {"view": "view.", "state": "hand.view."}
 CHAT_FIELDS = {"state": "chat[].text", "chat": "line.text"}
 # A system line's parts (its code's parameters; docs/PROTOCOL.md "System lines").
 CHAT_PARAMS = {"state": "chat[].params[]", "chat": "line.params[]"}
-MESSAGE_FIELDS = {"error": "message", "check": "message"}
+# A check's warning names the call it is about ("call": "1AS"; docs/PROTOCOL.md, check).
+MESSAGE_FIELDS = {"error": ("message",), "check": ("message", "call")}
 
 
 def _view_of(frame: dict[str, Any]) -> dict[str, Any] | None:
@@ -603,7 +608,7 @@ class Checker:
             return self._chat_line(spot, context)
         if path == CHAT_PARAMS.get(spot.kind):
             return self._chat_params(spot, context)
-        if path == MESSAGE_FIELDS.get(spot.kind):
+        if path in MESSAGE_FIELDS.get(spot.kind, ()):
             return self._message(spot, context)
         return spot.leak("cards in a field that is not known to carry cards")
 
@@ -612,6 +617,10 @@ class Checker:
         entitled = spot.receiver.entitled(truth, seq)
         cards = spot.cards
         seat = spot.leaf.parent.get("seat")
+        if path == CALL_DEFAULTS_FIELD:
+            if known.dealer is None or known.dealer not in entitled:
+                return spot.leak("the calls offered to the dealer, to another receiver")
+            return []  # made from the dealer's own hand, for the dealer
         if CALL_TOKEN.search(spot.leaf.value):
             return spot.leak("a friend call in a view field that is not known to carry one")
         if path in CALL_FIELDS:

@@ -225,6 +225,32 @@ def spoil_the_eighth_seats_hand_to_the_fourth(states: list[HandState]) -> tuple[
     return seat_receiver(states, 3, [frame]), "the hand of seat 7"
 
 
+def spoil_the_offered_calls_to_a_non_dealer(states: list[HandState]) -> tuple[Receiver, str]:
+    seq = called(states)
+    frame = view_frame(states, seq, 4)
+    frame["view"]["call_defaults"] = view_frame(states, seq, 0)["view"]["call_defaults"]
+    return seat_receiver(states, 4, [frame]), "the calls offered to the dealer"
+
+
+def held_call_check(states: list[HandState], seq: int) -> dict[str, Any]:
+    """A check's answer with its warning (docs/PROTOCOL.md, check): a call of a dealer's card."""
+    call = f"1{states[seq].calls[0].card.text}"
+    return {"type": "check", "ok": True, "warning": "call_held", "call": call, "held": 1}
+
+
+def spoil_a_checks_call_to_a_non_dealer(states: list[HandState]) -> tuple[Receiver, str]:
+    seq = called(states)
+    frames = [held_call_check(states, seq), view_frame(states, seq, 3)]
+    return seat_receiver(states, 3, frames), "a friend call in a message before the first lead"
+
+
+def test_the_dealer_may_be_told_of_a_held_call_before_the_first_lead() -> None:
+    states = revealing_hand(8)
+    seq = called(states)
+    frames = [held_call_check(states, seq), view_frame(states, seq, 0)]
+    assert leaks_of(states, seat_receiver(states, 0, frames)) == []
+
+
 def spoil_the_kitty_to_a_non_dealer(states: list[HandState]) -> tuple[Receiver, str]:
     seq = called(states)
     frame = view_frame(states, seq, 5)
@@ -244,6 +270,8 @@ SPOILERS = [
     spoil_a_call_in_an_unknown_field,
     spoil_the_eighth_seats_hand_to_the_fourth,
     spoil_the_kitty_to_a_non_dealer,
+    spoil_the_offered_calls_to_a_non_dealer,
+    spoil_a_checks_call_to_a_non_dealer,
 ]
 
 
