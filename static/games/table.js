@@ -2065,6 +2065,19 @@ function renderResult() {
   replay.href = config.urls.replay.replace("/0/", `/${game.hand.id}/`);
   links.append(replay);
   box.append(links);
+  requestAnimationFrame(fitSheet);
+}
+
+/** Over the table on a phone, the result reaches down to the table's buttons, not over them
+ * (ready, the last trick); past that it scrolls under its own head. */
+function fitSheet() {
+  const box = byId("result");
+  if (box.hidden || getComputedStyle(box).position !== "absolute") {
+    box.style.removeProperty("--sheet-max");
+    return;
+  }
+  const room = byId("actions").getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+  box.style.setProperty("--sheet-max", `${Math.max(240, Math.floor(room))}px`);
 }
 
 function seatFree() {
@@ -2392,7 +2405,10 @@ byId("chat-form").addEventListener("submit", (event) => {
 let resizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);
-  resizeTimer = setTimeout(renderHand, 120);
+  resizeTimer = setTimeout(() => {
+    renderHand();
+    fitSheet();
+  }, 120);
 });
 
 setInterval(renderClock, 250);
