@@ -14,7 +14,9 @@ sees a frame:
   the server, not yet taken by the client's TCP stack) is dropped instead of being written more;
 - a socket the application closes with 1008 (``games.consumers.FLOOD_CLOSE``: it kept sending
   past its limit) is dropped as soon as its close frame is written, not after the client's
-  answer that a flooder never sends.
+  answer that a flooder never sends;
+- 2 s after the last such drop, the C heap's free memory is handed back to the system
+  (``HeapTrim``): what a flood's connections used does not stay in the process's RSS.
 
 Installed by ``daphne_uvloop`` in daphne's process. uvicorn (``--ws websockets-sansio``) stops
 reading a connection while a frame it queued waits for the application, so a flood there waits
@@ -23,10 +25,11 @@ in the client's own TCP buffers; the sockets' own limits (games/consumers.py) ap
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 from daphne.ws_protocol import WebSocketProtocol
 
@@ -102,6 +105,49 @@ class DropLog:
         logger.warning("socket dropped: %s (%s; %d more since the last warning)", why, client, more)
 
 
+class HeapTrim:
+    """Once drops have stopped for ``AFTER_S`` seconds, the C heap's free memory handed back to
+    the system (glibc's ``malloc_trim``): the buffers of a flood's connections, freed, would
+    otherwise stay in the process's RSS."""
+
+    AFTER_S = 2.0
+    due = 0.0
+    pending = False
+
+    @classmethod
+    def soon(cls) -> None:
+        cls.due = time.monotonic() + cls.AFTER_S
+        if not cls.pending:
+            cls.pending = True
+            cls._later(cls.AFTER_S)
+
+    @classmethod
+    def _later(cls, seconds: float) -> None:
+        from twisted.internet import reactor
+
+        cast(Any, reactor).callLater(seconds, cls._run)
+
+    @classmethod
+    def _run(cls) -> None:
+        wait = cls.due - time.monotonic()
+        if wait > 0:
+            cls._later(wait)
+            return
+        cls.pending = False
+        trim = _malloc_trim()
+        if trim is not None:
+            trim(0)
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return None
+    trim: Callable[[int], int] | None = getattr(libc, "malloc_trim", None)
+    return trim
+
+
 def drop(protocol: Any, why: str) -> None:
     """Close the connection now: a close frame (1008) if it is open, then the TCP connection
     aborted (what is buffered either way is discarded; no more of its data is parsed)."""
@@ -109,6 +155,7 @@ def drop(protocol: Any, why: str) -> None:
         return
     protocol.guard_dropped = True
     DropLog.note(why, getattr(protocol, "client_addr", None))
+    HeapTrim.soon()
     if protocol.state == WebSocketProtocol.STATE_OPEN:
         protocol.sendCloseFrame(code=FLOOD_CLOSE, isReply=False)
     protocol.dropConnection(abort=True)
