@@ -1231,6 +1231,9 @@ function renderSeats() {
   const v = view();
   const mine = mySeat();
   const n = seatCount();
+  // While a hand is on, a phone keeps each seat's box to its lines (table.css): the felt's
+  // height never changes under a trick. Between hands the boxes wrap (names, sit buttons).
+  root.querySelector(".felt").classList.toggle("hand-on", handLive());
   for (let seat = 0; seat < n; seat += 1) {
     const box = byId(`seat-${positionOf(seat)}`);
     const out = el("div");
