@@ -1869,6 +1869,18 @@ function sidesText(v) {
   return order.map((team) => `${teamName(team)} ${levelText(levels[team])}`).join(" · ");
 }
 
+/** 找朋友: the calls above the hand, a line each from the start of play. Until the first lead
+ * shows them (RULES-SPEC.md §9.3.3) each line is held by a placeholder, so the calls' coming
+ * does not push the hand down while the first trick fills. */
+function stripCalls(v) {
+  const list = callsList(v, "strip-item strip-calls");
+  const shown = (v.calls || []).length;
+  for (let i = shown; i < (v.friends || 0); i += 1) {
+    list.append(el("li", "call call-pending", i === 0 ? L.calls_at_lead : "\u00a0"));
+  }
+  return list;
+}
+
 /** Above the hand (on a phone, where the side panel is far below): trump and level, each
  * side's level, the attackers' points and the clock, on one line. */
 function renderStrip() {
@@ -1889,9 +1901,7 @@ function renderStrip() {
     clock.dataset.clock = "1";
     line.append(clock);
     box.append(line);
-    if (isFriends(v) && v.calls && v.calls.length && v.phase !== "burying") {
-      box.append(callsList(v, "strip-item strip-calls"));
-    }
+    if (isFriends(v) && (v.phase === "playing" || v.phase === "finished")) box.append(stripCalls(v));
   }
   const strip = byId("strip");
   strip.hidden = !v || tableClosed();

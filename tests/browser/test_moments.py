@@ -258,10 +258,10 @@ def test_a_turn_that_runs_out_says_so_on_the_page(
     page.wait_for_function(
         "(note) => document.getElementById('status').textContent.includes(note)", arg=note
     )
-    # The chat line names the seat and the cards in words, not "0" and "7C".
+    # The chat line names the player and the cards in words, not "0" and "7C".
     prefix = labels["system"][line.code].split("{")[0]
     chat = page.locator("#chat-lines li", has_text=prefix).first.inner_text()
-    assert labels["compass"][0] in chat, chat
+    assert user.username in chat, chat
     if line.code == "timeout_play":
         assert str(line.params[1]) not in chat, chat
     screenshot(page, f"moments-{tag}-timeout")
