@@ -50,7 +50,7 @@ def lan_options(**fields: Any) -> ServeOptions:
 def settings_of(env: dict[str, str], tmp_path: Path) -> dict[str, Any]:
     """The settings a child of serve reads from ``env`` (DEBUG off, as a home machine runs)."""
     env = {k: v for k, v in env.items() if k not in {"DATABASE_URL", "REDIS_URL", "DEBUG"}}
-    env.update(SHENGJI_VAR_DIR=str(tmp_path), SECRET_KEY="k" * 60)
+    env.update({"SHENGJI_VAR_DIR": str(tmp_path), "SECRET_KEY": "k" * 60})
     done = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", PRINT_SETTINGS],
         cwd=ROOT,
