@@ -187,9 +187,7 @@ def test_regression_no_sign_up_limit(settings: Any) -> None:
     ninth = sign_up(OWNER, "india", "203.0.113.200")
     assert ninth.status_code == 429 and int(ninth["Retry-After"]) > 3500
     assert ninth.context["form"].has_error("__all__", "too_many_signups")
-    assert (
-        "Too many new accounts from your address: try again in 60 min." in ninth.content.decode()
-    )
+    assert "Too many new accounts from your address: try again in 60 min." in ninth.content.decode()
     assert not User.objects.filter(username="india").exists()
     assert LedgerEntry.objects.filter(kind="grant").count() == 8
     assert sign_up("192.0.2.11", "india").status_code == 302  # another address
