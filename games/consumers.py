@@ -42,6 +42,10 @@ def database_sync_to_async(function: Callable[P, R]) -> Callable[P, Coroutine[An
 MAX_FRAME = 4096
 RATE_PER_SECOND = 8.0
 RATE_BURST = 20.0
+# A seat's moves and what it asks of its seat: never dropped unanswered past the limit.
+ANSWERED_WHEN_REFUSED = frozenset(
+    {"bid", "bury", "play", "call", "leave", "sit", "stand", "ready", "bot", "autopilot"}
+)
 TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
 FLOOD_CLOSE = 1008  # policy violation: the close code of a socket that kept sending past its limit
 # Messages the table socket's task takes from its queue one after another before it lets the
@@ -129,15 +133,20 @@ class Limited(AsyncJsonWebsocketConsumer):
     limit: MessageLimit
     flooded = False  # closed for flooding: every message still queued is dropped
 
-    async def admitted(self) -> bool:
+    def answers_each_refusal(self, text_data: str | None) -> bool:
+        """Whether a message refused past the first of a run is answered all the same."""
+        return False
+
+    async def admitted(self, text_data: str | None = None) -> bool:
         """Whether to handle the client's message; else it is answered `rate_limited` (the
-        first of a run), dropped, or the socket is closed for flooding."""
+        first of a run, and every one ``answers_each_refusal`` names), dropped, or the socket
+        is closed for flooding."""
         if self.flooded:
             return False
         verdict = self.limit.verdict()
         if verdict == TAKE:
             return True
-        if verdict == REFUSE:
+        if verdict == REFUSE or (verdict == DROP and self.answers_each_refusal(text_data)):
             await self.send_json(ApplicationError("rate_limited").as_message())
         elif verdict == CLOSE:
             self.flooded = True
@@ -504,7 +513,7 @@ class TableConsumer(SessionBound):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.ended:
             return  # the session ended: the socket is closing and takes nothing more
-        if not await self.admitted():
+        if not await self.admitted(text_data):
             return
         try:
             content = self._decode(text_data)
@@ -518,6 +527,16 @@ class TableConsumer(SessionBound):
             await self.send_json(failure_frame(error))
         finally:
             self.check_due = False  # a message refused before any trip changed nothing
+
+    def answers_each_refusal(self, text_data: str | None) -> bool:
+        """A seat's move refused past the limit is always answered `rate_limited`: dropped
+        unanswered, the page would wait for it and the clock would play for the player. The
+        overflow's bucket still closes a flooder (docs/PROTOCOL.md, "Limits")."""
+        try:
+            content = self._decode(text_data)
+        except ApplicationError:
+            return False
+        return content["type"] in ANSWERED_WHEN_REFUSED
 
     def _decode(self, text_data: str | None) -> dict[str, Any]:
         if text_data is None or len(text_data.encode(errors="surrogatepass")) > MAX_FRAME:

@@ -289,7 +289,8 @@ def client_ip_from_scope(scope: Mapping[str, Any]) -> str:
 def network_of(address: str) -> str:
     """What one client holds of ``address`` (``client_ip``'s answer): an IPv4 address as it is,
     an IPv6 address as its /64 (one home or phone is given a whole /64, and picks any address in
-    it), anything else as it is. The daily relief limit per address counts by it."""
+    it), anything else as it is. The sign-up limits and the daily relief limit per address
+    count by it."""
     parsed = _parse_address(address)
     if isinstance(parsed, ipaddress.IPv6Address):
         return str(ipaddress.IPv6Network(f"{parsed}/64", strict=False))
@@ -461,9 +462,11 @@ def password_reset_wait(*, email: str, ip: str) -> int:
 
 
 def _signup_limits(ip: str) -> list[tuple[str, int, float]]:
+    """Counted by the client's network (``network_of``): an IPv6 client holds a whole /64."""
+    network = network_of(ip)
     return [
-        (_key("signup", "hour", ip), settings.SHENGJI_SIGNUPS_PER_IP_PER_HOUR, 3600),
-        (_key("signup", "day", ip), settings.SHENGJI_SIGNUPS_PER_IP_PER_DAY, 86400),
+        (_key("signup", "hour", network), settings.SHENGJI_SIGNUPS_PER_IP_PER_HOUR, 3600),
+        (_key("signup", "day", network), settings.SHENGJI_SIGNUPS_PER_IP_PER_DAY, 86400),
     ]
 
 

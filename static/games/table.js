@@ -667,6 +667,9 @@ function takeDeadline(deadline, view) {
 // --- checks: ask the server before offering an action ----------------------------------------------
 
 const checkQueue = [];
+// Checks a socket asks one after another stay under its 8 messages a second (docs/PROTOCOL.md,
+// "Limits"): a run of them never spends the tokens a move needs.
+const CHECK_SPACING_MS = 130;
 let checkInFlight = null;
 
 function requestCheck(action, cards, key, done) {
@@ -710,7 +713,7 @@ function onCheck(frame) {
   const item = checkInFlight;
   checkInFlight = null;
   if (item) item.done(frame.ok, frame.code || null, frame.message || null, frame);
-  setTimeout(pumpChecks, 60);
+  setTimeout(pumpChecks, CHECK_SPACING_MS);
 }
 
 function onError(frame) {
@@ -723,7 +726,7 @@ function onError(frame) {
     const item = checkInFlight;
     checkInFlight = null;
     item.done(false, frame.code, frame.message);
-    setTimeout(pumpChecks, 60);
+    setTimeout(pumpChecks, CHECK_SPACING_MS);
     if (!["not_seated", "no_hand", "rate_limited"].includes(frame.code)) return;
   }
   ui.waitingAction = 0;

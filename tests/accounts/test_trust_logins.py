@@ -221,3 +221,17 @@ def test_sign_ups_sent_together_cannot_all_pass() -> None:
     for thread in threads:
         thread.join()
     assert len(results) == 20 and results.count(0) == 8
+
+
+def test_an_ipv6_home_signs_up_as_one_address_whatever_address_of_its_64_it_uses(
+    settings: Any,
+) -> None:
+    """A home or phone is given a whole /64 and may pick any address in it: the sign-up
+    limits count the /64, as the daily relief does (docs/LADDER.md, "Relief per address")."""
+    settings.SHENGJI_SIGNUPS_PER_IP_PER_HOUR = 2
+    home = "2001:db8:1:2::"
+    assert sign_up(f"{home}a", "ipv6one").status_code == 302
+    assert sign_up(f"{home}b", "ipv6two").status_code == 302
+    assert sign_up(f"{home}c", "ipv6three").status_code == 429
+    assert not User.objects.filter(username="ipv6three").exists()
+    assert sign_up("2001:db8:1:3::a", "ipv6next").status_code == 302  # the next /64: its own

@@ -246,3 +246,20 @@ def test_an_engine_error_of_a_known_code_is_sent_with_its_codes_own_words() -> N
     coded = ValueError("secret text")
     coded.code = "hand_not_found"  # type: ignore[attr-defined]
     assert failure_frame(coded)["code"] == "internal"  # not an engine error: no code of its own
+
+
+async def test_a_move_past_the_limit_is_answered_never_dropped() -> None:
+    """A page that spent its bucket on checks still hears of the move it sends next: a play
+    dropped unanswered would leave the page waiting while the clock plays for the player."""
+    socket = await open_socket(f"/ws/table/{await a_table()}/")
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "state"
+    for _ in range(30):  # past the bucket's 20: the first refusal answered, the rest dropped
+        await socket.send_json_to({"type": "check", "action": "play", "cards": "AS"})
+    for _ in range(3):
+        await socket.send_json_to({"type": "play", "seq": 0, "cards": "AS"})
+    # The run's first refusal (a check), then each of the three plays; nothing else refused.
+    refused = 0
+    while refused < 4:  # a dropped play never comes: the receive times out and fails
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        refused += frame.get("code") == "rate_limited"
+    await socket.disconnect()
