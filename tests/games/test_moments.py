@@ -42,7 +42,7 @@ def test_a_turn_that_runs_out_says_so_in_a_system_line_with_a_play_but_no_buried
     assert dealer is not None
     run_out_the_clock(hand)  # the dealer's bury
     bury = ChatLine.objects.get(code="timeout_bury")
-    assert bury.params == [dealer]
+    assert bury.params == [dealer, users[dealer].username]  # the seat, and who sat there
     buried = Action.objects.get(hand=hand, text__startswith="bury ")
     assert buried.auto
     for card in buried.text.split()[2:]:
@@ -52,7 +52,7 @@ def test_a_turn_that_runs_out_says_so_in_a_system_line_with_a_play_but_no_buried
     run_out_the_clock(hand)  # the leader's play
     played = Action.objects.filter(hand=hand, text__startswith="play ").get()
     line = ChatLine.objects.get(code="timeout_play")
-    assert line.params == [seat, played.text.split(" ", 2)[2]]
+    assert line.params == [seat, played.text.split(" ", 2)[2], users[seat].username]
     assert line.text == f"seat {seat}'s time ran out: the system played {line.params[1]}"
 
 
