@@ -49,6 +49,7 @@ def test_a_turn_that_runs_out_says_so_in_a_system_line_with_a_play_but_no_buried
         assert card not in bury.text  # the kitty stays hidden
 
     seat = load_state(fresh(hand)).to_act
+    assert seat is not None
     run_out_the_clock(hand)  # the leader's play
     played = Action.objects.filter(hand=hand, text__startswith="play ").get()
     line = ChatLine.objects.get(code="timeout_play")
