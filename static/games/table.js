@@ -2125,6 +2125,7 @@ function holdReadyWhileResultOpen() {
   const hand = game.hand;
   if (mine === null || !hand || !resultShown() || ui.resultClosed === hand.id) return;
   if (ui.readyHeldFor === hand.id) return;
+  if (document.visibilityState !== "visible") return; // nobody is reading a page put away
   const me = seatInfo(mine);
   // On 托管 the player asked the table to go on without them: their auto-ready stands.
   if (!me.auto_ready || !me.ready || me.autopilot) return;
@@ -2132,6 +2133,17 @@ function holdReadyWhileResultOpen() {
   store(READY_HELD_KEY, hand.id);
   act({ type: "ready", ready: false });
 }
+
+/** A page put away (another tab, a locked phone) holds nobody up: the ready it took back is
+ * given again at once, and not taken back again for that hand. */
+function releaseHeldReadyWhenHidden() {
+  if (document.visibilityState === "visible") return;
+  const mine = mySeat();
+  const hand = game.hand;
+  if (mine === null || !hand || ui.readyHeldFor !== hand.id || ui.resultClosed === hand.id) return;
+  if (!seatInfo(mine).ready) act({ type: "ready", ready: true });
+}
+document.addEventListener("visibilitychange", releaseHeldReadyWhenHidden);
 
 function askLedgerAgain(handId) {
   const tries = ui.ledgerTries.get(handId) || 0;

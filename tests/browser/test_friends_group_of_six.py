@@ -350,8 +350,18 @@ def test_six_friends_play_a_friends_hand_on_their_phones(
     revealed = [c["seat"] for c in final["calls"] if c["seat"] not in (None, final["dealer"])]
     for seat in revealed:
         assert phones[seat].name in log, (phones[seat].name, log)
-    for phone in phones[1:]:
+    for phone in phones[1:5]:
         phone.page.click("#result [data-action=close-result]")
+    # 晓东 locks his phone with the result still open: a page nobody reads holds nobody up.
+    locked = phones[5]
+    locked.page.evaluate(
+        "() => { Object.defineProperty(document, 'visibilityState', {value: 'hidden',"
+        " configurable: true}); document.dispatchEvent(new Event('visibilitychange')); }"
+    )
+    host.page.wait_for_function(
+        f"() => window.shengjiTable.state.seats.find((s) => s.seat === {locked.seat}).ready"
+    )
+    assert locked.page.locator("#result").is_visible()
     assert Hand.objects.filter(match__table_id=table_id).count() == 1
     host.page.click("#result [data-action=close-result]")
     host.page.wait_for_function("() => window.shengjiTable.state.hand.number === 2")
