@@ -23,12 +23,13 @@ def call_step_words() -> dict[str, Any]:
         "call_warnings": {
             # Translators: {n} copies held; {call} is a call in words ("第1张黑桃A").
             "call_held": _(
-                "You hold {n} of this card: when you play it yourself, the call {call} is used"
-                " up and finds you no friend."
+                "You hold {n} of this card: whoever plays {call} is the friend, so if that copy"
+                " is yours the call is used up and finds you no friend."
             ),
-            "call_held_fewer": _(
-                "You hold {n} of this card: the call {call} finds a friend only if you play"
-                " yours before anyone else plays this card."
+            # Translators: {n} copies held, every copy the table's decks have.
+            "call_held_all": _(
+                "You hold all {n} of this card: {call} can only be played by you, so the call"
+                " finds you no friend."
             ),
         },
         "timeout_me_call": _(

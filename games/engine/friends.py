@@ -35,12 +35,13 @@ FRIEND_CARD_POLICIES = (UNRESTRICTED, TRUMPS_INCLUDED, NO_HIGHEST, NO_POINTS)
 NO_DOUBLE_JOIN = "no_double_join"
 JOIN_POLICIES = (UNRESTRICTED, NO_DOUBLE_JOIN)
 CALL_HELD = "call_held"
-"""A call's warning: the dealer holds at least ``ordinal`` copies of the card, so playing them
-fills the call (it is used up, ``call_spent``) unless others play their copies first."""
-CALL_HELD_FEWER = "call_held_fewer"
-"""A call's warning: the dealer holds some copies, fewer than ``ordinal``: the call finds a
-friend if the dealer's copies are played before anyone else's, else one may fill it."""
-CALL_WARNINGS = (CALL_HELD, CALL_HELD_FEWER)
+"""A call's warning: the dealer holds some copies of the card and the others hold the rest:
+whoever plays the called copy fills the call, so if that copy is the dealer's it is used up
+(``call_spent``), else it finds a friend."""
+CALL_HELD_ALL = "call_held_all"
+"""A call's warning: the dealer holds every copy of the card, so the dealer fills the call
+(it is used up) and it finds no friend."""
+CALL_WARNINGS = (CALL_HELD, CALL_HELD_ALL)
 
 _CALL_TEXT = re.compile(r"([0-9]+)([0-9A-Za-z]{2})")
 _POINT_RANKS = frozenset("5TK")
@@ -166,15 +167,16 @@ class HeldCall:
     code: str
 
 
-def held_calls(calls: Sequence[FriendCall], hand: Sequence[int]) -> list[HeldCall]:
+def held_calls(calls: Sequence[FriendCall], hand: Sequence[int], decks: int) -> list[HeldCall]:
     """The calls of ``calls`` that name a card the dealer's ``hand`` holds, each with its
-    warning: ``call_held`` when the hand holds at least the ordinal's copies, else
-    ``call_held_fewer`` (ENGINE-PART2-DECISIONS.md F13). Such calls are legal; the page warns."""
+    warning: ``call_held_all`` when the hand holds all ``decks`` copies (the dealer fills the
+    call), else ``call_held`` (whoever plays the called copy fills it: a friend unless that copy
+    is the dealer's; ENGINE-PART2-DECISIONS.md F13). Such calls are legal; the page warns."""
     found: list[HeldCall] = []
     for call in calls:
         held = hand.count(call.card)
         if held:
-            code = CALL_HELD if held >= call.ordinal else CALL_HELD_FEWER
+            code = CALL_HELD_ALL if held >= decks else CALL_HELD
             found.append(HeldCall(call, held, code))
     return found
 

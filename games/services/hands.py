@@ -139,7 +139,7 @@ def _act(hand: Hand, seats: list[Seat], seat: int, text: str, now: datetime) -> 
 @dataclass(frozen=True)
 class CheckWarning:
     """An action that would be accepted, with something its player should know first: in
-    找朋友 a call of a card the dealer holds (``call_held``, ``call_held_fewer``;
+    找朋友 a call of a card the dealer holds (``call_held``, ``call_held_all``;
     ENGINE-PART2-DECISIONS.md F13). ``call`` is the call ("2AS"), ``held`` the copies held."""
 
     code: str
@@ -169,7 +169,7 @@ def _call_warning(state: HandState, action: EngineAction) -> CheckWarning | None
     if action.kind != CALL or action.seat is None:
         return None
     calls = [FriendCall(Card(c), n) for c, n in zip(action.cards, action.ordinals, strict=True)]
-    held = held_calls(calls, state.hands[action.seat])
+    held = held_calls(calls, state.hands[action.seat], state.decks)
     if not held:
         return None
     first = held[0]

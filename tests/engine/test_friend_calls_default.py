@@ -11,7 +11,7 @@ from games.bots import act_for_seat
 from games.engine.cards import RANKS, SMALL_JOKER, Card, parse_cards
 from games.engine.friends import (
     CALL_HELD,
-    CALL_HELD_FEWER,
+    CALL_HELD_ALL,
     FriendCall,
     call_class,
     default_calls,
@@ -93,14 +93,18 @@ def _rank(card: int) -> int:
 
 def test_held_calls_say_how_the_dealers_own_copies_touch_the_call() -> None:
     hand = cards("AS AS KH QC")
-    found = held_calls(parse_calls("1AS 3AS 1KH 2KH 1AD"), hand)
+    found = held_calls(parse_calls("1AS 3AS 1KH 2KH 1AD"), hand, decks=3)
+    # Two of three AS: the third copy is someone else's, so any AS call may still find a friend.
     assert [(format_calls([h.call]), h.held, h.code) for h in found] == [
         ("1AS", 2, CALL_HELD),
-        ("3AS", 2, CALL_HELD_FEWER),
+        ("3AS", 2, CALL_HELD),
         ("1KH", 1, CALL_HELD),
-        ("2KH", 1, CALL_HELD_FEWER),
+        ("2KH", 1, CALL_HELD),
     ]
-    assert held_calls(parse_calls("1AD 1KS"), hand) == []
+    # At two decks the dealer holds both AS: whichever copy is called, the dealer fills it.
+    at_two = held_calls(parse_calls("1AS 2AS 2KH"), hand, decks=2)
+    assert [h.code for h in at_two] == [CALL_HELD_ALL, CALL_HELD_ALL, CALL_HELD]
+    assert held_calls(parse_calls("1AD 1KS"), hand, decks=3) == []
 
 
 def friends_state(

@@ -19,7 +19,7 @@ from django.utils import timezone
 from accounts.models import User
 from games import asyncdb, services
 from games.engine import HandState, format_cards
-from games.engine.friends import CALL_HELD, CALL_HELD_FEWER, default_calls, format_calls
+from games.engine.friends import CALL_HELD, CALL_HELD_ALL, default_calls, format_calls
 from games.engine.hand import BURYING, PLAYING
 from games.engine.views import sample_bury
 from games.errors import ApplicationError
@@ -182,12 +182,13 @@ def test_a_call_of_a_held_card_is_checked_ok_with_its_warning() -> None:
     )
     warning = services.hand_check(hand_id=hand.pk, user=users[dealer], text=f"call {dealer} {held}")
     assert warning is not None
-    assert (warning.code, warning.call, warning.held) == (CALL_HELD, held.split()[0], copies)
+    expected = CALL_HELD_ALL if copies == state.decks else CALL_HELD
+    assert (warning.code, warning.call, warning.held) == (expected, held.split()[0], copies)
     fewer = f"{copies + 1}{held.split()[0][1:]} " + " ".join(held.split()[1:])
     warning = services.hand_check(
         hand_id=hand.pk, user=users[dealer], text=f"call {dealer} {fewer}"
     )
-    assert warning is not None and warning.code == CALL_HELD_FEWER
+    assert warning is not None and warning.code == CALL_HELD  # others hold the rest
     with pytest.raises(ApplicationError) as refused:
         services.hand_check(hand_id=hand.pk, user=users[dealer], text=f"call {dealer} 1SJ 1BJ")
     assert refused.value.code == "friend_joker"
@@ -205,7 +206,7 @@ async def test_the_socket_answers_a_held_cards_check_with_its_warning(settings: 
     assert checked == {
         "type": "check",
         "ok": True,
-        "warning": CALL_HELD,
+        "warning": CALL_HELD_ALL if copies == state.decks else CALL_HELD,
         "call": held.split()[0],
         "held": copies,
     }
