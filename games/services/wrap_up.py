@@ -63,6 +63,8 @@ def hand_wrap_up(*, hand_id: int) -> bool:
     count_turns(hand)
     absent = _mark_absent_players(hand, seats, result["escaper"])
     _update_match(hand.match, result, hand.finished_at, ended=absent)
+    if absent and result.get("mode") == "friends":
+        _friends_absentees_start_again(hand)
     escaper_name = _player_name(hand, result["escaper"])
     _settle(hand)
     table = hand.match.table
@@ -182,6 +184,20 @@ def _friends_escape(match: Match, result: dict[str, Any], escaper: int) -> None:
     levels, wrapped = list(match.levels), list(match.wrapped or [False] * len(match.levels))
     levels[escaper], wrapped[escaper] = "2", False
     match.levels, match.wrapped = levels, wrapped
+
+
+def _friends_absentees_start_again(hand: Hand) -> None:
+    """找朋友: a player still away when the hand ended is charged as an escaper, and like an
+    escaper's their level goes back to 2 (docs/RULES-DECISIONS.md 26): whoever sits there
+    next, they themselves included, starts at 2."""
+    match = hand.match
+    levels, wrapped = list(match.levels), list(match.wrapped or [False] * len(match.levels))
+    for seat in HandPlayer.objects.filter(hand=hand, absent_at_end=True).values_list(
+        "seat", flat=True
+    ):
+        levels[seat], wrapped[seat] = "2", False
+    match.levels, match.wrapped = levels, wrapped
+    match.save(update_fields=["levels", "wrapped"])
 
 
 def _player_name(hand: Hand, seat: int | None) -> str:

@@ -26,6 +26,7 @@ from tests.games.helpers import (
     fresh,
     make_table,
     make_users,
+    play_out,
     ready_all,
     seat_all,
 )
@@ -86,6 +87,28 @@ def test_an_escape_at_six_friends_keeps_the_match_and_the_others_levels() -> Non
     assert second is not None and second.match_id == match.pk
     assert second.levels == ["4", "4", "3", "2", "2", "2"] and second.dealer == 3
     assert current_match(table).players == [u.pk for u in users[:5]] + [users[6].pk]
+
+
+@pytest.mark.slow  # a whole six-seat hand (README, "The fast lane")
+def test_a_player_away_at_the_end_starts_again_at_two_as_an_escaper_does() -> None:
+    """Seat 1 (at 打4) is taken over by the bot and still away when the hand ends: charged as
+    an escaper, freed, and back at 2 like one, even on sitting down again; the match goes on."""
+    users = make_users(SIX, "sixaway")
+    table = friends_table(users)
+    hand = seated_at_levels(table, users, LEVELS)
+    services.seat_connected(table_id=table.pk, user=users[1], channel_name="away-1")
+    seat = services.seat_disconnected(channel_name="away-1")
+    assert seat is not None and seat.disconnected_at is not None
+    assert services.seat_takeover(seat_id=seat.pk, since=seat.disconnected_at.isoformat())
+    hand = play_out(hand, users)
+
+    match = current_match(table)
+    assert match.pk == hand.match_id and match.ended_at is None
+    assert match.levels[1] == "2"
+    assert Seat.objects.get(table=table, index=1).user_id is None
+    services.seat_take(table_id=table.pk, user=users[1], index=1)
+    second = services.seat_ready(table_id=table.pk, user=users[1])
+    assert second is not None and second.match_id == match.pk and second.levels[1] == "2"
 
 
 def test_a_bot_in_the_escapers_seat_plays_on_in_the_same_match() -> None:
