@@ -567,7 +567,9 @@ class TableConsumer(SessionBound):
             **self._socket_key(), sent=self.sent_at
         )
         where = {} if position is None else {"hand": position[0], "seq": position[1]}
-        await self.send_json({"type": "pong", **where})
+        # The server's clock (ms since the epoch): the page counts deadlines by it, not by a
+        # device's clock that may be off (docs/PROTOCOL.md, "pong").
+        await self.send_json({"type": "pong", **where, "now": int(time.time() * 1000)})
 
     async def _touch(self) -> None:
         """Tell the database this socket lives, with the message's session check in the same

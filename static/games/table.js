@@ -363,7 +363,8 @@ function connect() {
     game.connected = true;
     renderLive();
     clearInterval(pingTimer);
-    pingTimer = setInterval(() => send({ type: "ping" }), PING_EVERY_MS);
+    pingTimer = setInterval(ping, PING_EVERY_MS);
+    ping(); // the first pong sets the server's clock
     flushOutbox();
   });
   socket.addEventListener("message", (event) => {
@@ -443,10 +444,32 @@ function noteTimeout(line) {
 }
 
 let lagTimer = null;
+let pingSentAt = null;
+let clockOffset = 0; // the server's clock minus this device's, in ms (from the pongs)
+
+function ping() {
+  if (send({ type: "ping" })) pingSentAt = Date.now();
+}
+
+/** Now by the server's clock: deadlines are the server's times, and a device's clock may be
+ * off by minutes (a phone never set, a home server without time sync). */
+function serverNow() {
+  return Date.now() + clockOffset;
+}
+
+/** The pong's `now`, taken at the middle of the round trip (the answer's way back is about
+ * its way there). */
+function learnServerClock(frame) {
+  if (typeof frame.now !== "number" || pingSentAt === null) return;
+  const back = Date.now();
+  clockOffset = frame.now - (pingSentAt + back) / 2;
+  pingSentAt = null;
+}
 
 /** A pong carries the hand's position. A frame can be lost (the server's Redis restarting):
  * when no view brings us that far soon, ask for the whole state. */
 function onPong(frame) {
+  learnServerClock(frame);
   if (frame.hand === undefined || !behind(frame)) return;
   clearTimeout(lagTimer);
   lagTimer = setTimeout(() => {
@@ -1211,7 +1234,7 @@ function awayText(until) {
   if (Number.isNaN(at)) return "";
   // In a hand the bot takes the seat over when the grace ends; between hands the seat is freed.
   const words = handLive() ? L.away_countdown : L.away_countdown_free;
-  return fmt(words, { n: Math.max(0, Math.ceil((at - Date.now()) / 1000)) });
+  return fmt(words, { n: Math.max(0, Math.ceil((at - serverNow()) / 1000)) });
 }
 
 /** 找朋友: a revealed friend (on the dealer's side, not the dealer; RULES-SPEC.md §9.3.4). */
@@ -2006,8 +2029,8 @@ function nextHandText() {
   if (!hand || handLive()) return "";
   const seated = game.seats.length >= seatCount() && game.seats.every((s) => s.user || s.bot);
   if (!seated || !game.seats.every((s) => s.ready)) return L.next_hand_waiting;
-  const ended = hand.finished_at ? Date.parse(hand.finished_at) : ui.finishedSeen.get(hand.id) || Date.now();
-  const left = Math.ceil((ended + (config.next_hand_pause_s || 0) * 1000 - Date.now()) / 1000);
+  const ended = hand.finished_at ? Date.parse(hand.finished_at) : ui.finishedSeen.get(hand.id) || serverNow();
+  const left = Math.ceil((ended + (config.next_hand_pause_s || 0) * 1000 - serverNow()) / 1000);
   return left > 0 ? fmt(L.next_hand_in, { n: left }) : L.next_hand_soon;
 }
 
@@ -2020,7 +2043,7 @@ function renderResult() {
     box.replaceChildren();
     return;
   }
-  if (!ui.finishedSeen.has(game.hand.id)) ui.finishedSeen.set(game.hand.id, Date.now());
+  if (!ui.finishedSeen.has(game.hand.id)) ui.finishedSeen.set(game.hand.id, serverNow());
   // The result stays until its reader closes it (or presses ready). On a phone it is a sheet
   // over the table, but never over a free seat's buttons: then it sits below, in the page.
   box.hidden = ui.resultClosed === game.hand.id;
@@ -2345,7 +2368,7 @@ function clockStep(kind) {
 
 function renderClock() {
   const kind = clockKind();
-  const remaining = kind === null ? null : Math.max(0, Math.ceil((game.deadlineAt - Date.now()) / 1000));
+  const remaining = kind === null ? null : Math.max(0, Math.ceil((game.deadlineAt - serverNow()) / 1000));
   const text = remaining === null ? "" : `${remaining}s`;
   const clock = byId("clock");
   const step = clockStep(kind);

@@ -359,3 +359,35 @@ def test_a_bury_of_the_wrong_number_says_how_many_and_trumps_stand_apart(
     assert page.locator("#status .reason").count() == 0
     assert not page.errors, page.errors
     page.context.close()
+
+
+@pytest.mark.parametrize("skew_s", [-600, 600])
+def test_the_clock_counts_by_the_servers_time_on_a_device_whose_clock_is_off(
+    site: str, chromium: Any, skew_s: int
+) -> None:
+    """A phone whose clock is ten minutes off (behind, then ahead) shows the turn's own 30 s,
+    not 630 s or nothing: the page counts by the server's clock, which each pong carries
+    (docs/PROTOCOL.md, "pong"); the 找朋友 dealer's picks sent before time runs out use it too."""
+    (user,) = make_users(1, prefix=f"skew{'behind' if skew_s < 0 else 'ahead'}")
+    table = table_with_bots(user)
+    page = logged_in_page(chromium, site, user, SIZES[1])
+    page.add_init_script(
+        "(() => { const real = Date.now.bind(Date);"
+        f" Date.now = () => real() + {skew_s * 1000}; }})()"
+    )
+    page.goto(f"{site}/tables/{table.pk}/")
+    page.wait_for_function("() => window.shengjiTable && window.shengjiTable.state.table")
+    hand = off_the_loop(lambda: services.seat_ready(table_id=table.pk, user=user))
+    assert hand is not None
+    started = time.monotonic()
+    while True:
+        assert time.monotonic() - started < 60, "no turn of the player's with its clock"
+        now = clock_and_turn(page)
+        mine = now["status"] == "playing" and now["phase"] in ("burying", "playing")
+        if mine and now["toAct"] == 0 and now["clock"]:
+            break
+        page.wait_for_timeout(100)
+    seconds = int("".join(ch for ch in now["clock"] if ch.isdigit()))
+    assert 20 <= seconds <= 30, now
+    assert not now["urgent"]
+    page.context.close()

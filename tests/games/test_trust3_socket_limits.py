@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import pytest
@@ -262,4 +263,15 @@ async def test_a_move_past_the_limit_is_answered_never_dropped() -> None:
     while refused < 4:  # a dropped play never comes: the receive times out and fails
         frame = await socket.receive_json_from(timeout=TIMEOUT)
         refused += frame.get("code") == "rate_limited"
+    await socket.disconnect()
+
+
+async def test_a_pong_carries_the_servers_clock() -> None:
+    """The page counts deadlines by the server's clock (docs/PROTOCOL.md, "pong")."""
+    socket = await open_socket(f"/ws/table/{await a_table()}/")
+    assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "state"
+    before = time.time() * 1000
+    await socket.send_json_to({"type": "ping"})
+    pong = await socket.receive_json_from(timeout=TIMEOUT)
+    assert pong["type"] == "pong" and before - 1 <= pong["now"] <= time.time() * 1000 + 1
     await socket.disconnect()
