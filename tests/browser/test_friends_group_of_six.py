@@ -19,10 +19,10 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games.engine import Trump, format_cards, legal_follow, parse_cards
-from games.engine.views import sample_bury
 from games.models import Hand, Match, Table
 from games.services.start import _rules_for
+from shengji.engine import Trump, format_cards, legal_follow, parse_cards
+from shengji.engine.views import sample_bury
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import PASSWORD, new_page
 
@@ -255,6 +255,16 @@ def play_a_turn(phone: Phone, view: dict[str, Any], phones: list[Phone]) -> None
     assert [hand_top(phones[i].page) for i in holding] == [tops[i] for i in holding]
 
 
+def clipped_seat_lines(page: Any) -> list[str]:
+    """The seats' lines (cards held, points taken, level) cut off by their box."""
+    return list(
+        page.evaluate(
+            "() => [...document.querySelectorAll('.felt .seat-line')]"
+            ".filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)"
+        )
+    )
+
+
 def cards_held(page: Any) -> int:
     return int(page.locator("#hand button.card").count())
 
@@ -296,6 +306,7 @@ def play_the_hand(phones: list[Phone]) -> dict[str, Any]:
         if view["tricks_played"] == 1 and "first-trick" not in shots:
             for phone in phones:
                 assert WORDS[phone.locale]["call"] in phone.page.inner_text("#info")
+                assert clipped_seat_lines(phone.page) == [], phone.name
                 screenshot(phone.page, f"group-3-{phone.seat}-first-trick")
             shots.add("first-trick")
         play_a_turn(actor, acting_view, phones)
