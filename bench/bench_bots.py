@@ -10,10 +10,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from games.bots import BasicBot, HandStats, SearchBot, SearchBudget, play_hand
-from games.bots.base import Bot
-from games.bots.match import deal_hand, percentile
-from games.engine.rules import preset
+from shengji.bots import BasicBot, HandStats, SearchBot, SearchBudget, play_hand
+from shengji.bots.base import Bot
+from shengji.bots.match import deal_hand, percentile
+from shengji.engine.rules import preset
 
 
 def figures(name: str, times: list[float], **extra: object) -> dict[str, object]:

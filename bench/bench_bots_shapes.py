@@ -2,7 +2,7 @@
 
 Run: ``.venv/bin/python bench/bench_bots_shapes.py --bot basic --players 8 --decks 4 --mode
 friends --hands 20``. Prints one JSON line: the number of decisions (calling, burying and
-playing; bids are not counted, as in ``games.bots.match``), their wall-clock p50, p95 and max
+playing; bids are not counted, as in ``shengji.bots.match``), their wall-clock p50, p95 and max
 and their CPU-time (``time.process_time``) p50 and p95, in milliseconds, and for the search
 bot the sampled deals and playouts of its searched decisions (p50). On a machine shared with
 other work the wall-clock figures include the waits for a core; the CPU figures do not.
@@ -16,11 +16,11 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from games.bots import HandStats, SearchBudget, make_bot, play_hand
-from games.bots.base import Bot, acts_now
-from games.bots.legality import shape_rules
-from games.bots.match import deal_hand, percentile
-from games.engine.rules import RuleSet
+from shengji.bots import HandStats, SearchBudget, make_bot, play_hand
+from shengji.bots.base import Bot, acts_now
+from shengji.bots.legality import shape_rules
+from shengji.bots.match import deal_hand, percentile
+from shengji.engine.rules import RuleSet
 
 
 class CpuTimed:

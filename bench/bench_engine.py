@@ -21,7 +21,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine import (
+from shengji.engine import (
     RANKS,
     SUITS,
     Card,

@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from games.engine.rules import PRESET_NAMES, preset
-from games.engine.selfplay import run
+from shengji.engine.rules import PRESET_NAMES, preset
+from shengji.engine.selfplay import run
 
 
 def main() -> None:

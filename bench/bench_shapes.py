@@ -1,7 +1,7 @@
 """Self-play speed of every table shape (RULES-SPEC.md §9.1), with every check on.
 
 Run: ``.venv/bin/python bench/bench_shapes.py [--hands N] [--rounds R] [--seed S]``. For each
-shape it plays N random hands through ``games.engine.selfplay.run`` (cards and points
+shape it plays N random hands through ``shengji.engine.selfplay.run`` (cards and points
 conserved, every seat's view checked at the first lead and at the end, every hand replayed
 from its JSON record), R rounds in turn so a noisy machine slows every shape alike, and prints
 one JSON line per shape: the median over rounds of hands per CPU second of this process (the
@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from games.engine.rules import preset
-from games.engine.selfplay import run
+from shengji.engine.rules import preset
+from shengji.engine.selfplay import run
 
 SHAPES = (
     (4, 2, "tractor"),

@@ -11,10 +11,10 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from games.engine import RANKS, SUITS, Trump, throw_check, trick_winner
-from games.engine.cards import CARD_IDS, Card, card
-from games.engine.follow import follow_error, legal_follow
-from games.engine.tuples import tuple_lead_choices
+from shengji.engine import RANKS, SUITS, Trump, throw_check, trick_winner
+from shengji.engine.cards import CARD_IDS, Card, card
+from shengji.engine.follow import follow_error, legal_follow
+from shengji.engine.tuples import tuple_lead_choices
 
 
 def _deal(rng: random.Random, players: int, decks: int) -> list[list[Card]]:

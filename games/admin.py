@@ -23,7 +23,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from games import chat_words, rules_words, services
-from games.engine.rules import MAX_DECKS, MIN_DECKS, default_decks
 from games.errors import ApplicationError
 from games.models import (
     MAX_SEATS,
@@ -39,6 +38,7 @@ from games.models import (
     Seat,
     Table,
 )
+from shengji.engine.rules import MAX_DECKS, MIN_DECKS, default_decks
 from shengji_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 
 

@@ -1,6 +1,6 @@
 """The move a bot makes for a seat: on a timeout, after a disconnect, or in a bot's seat.
 
-The basic bot (games/bots, docs/BOTS.md) decides from the seat's view and the hand's public
+The basic bot (shengji/bots, docs/BOTS.md) decides from the seat's view and the hand's public
 history only, never from the other hands (``act_for_seat`` passes nothing else).
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 
-from games.bots import act_for_seat
-from games.engine import HandState, legal_actions
+from shengji.bots import act_for_seat
+from shengji.engine import HandState, legal_actions
 
 logger = logging.getLogger(__name__)
 

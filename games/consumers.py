@@ -20,10 +20,10 @@ from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
 from games import movetrace, ratelimits, selectors, services
-from games.engine import ShengjiError
 from games.errors import ApplicationError, is_known_code
 from games.groupwatch import watch
 from games.realtime import session_digest, table_group, user_group
+from shengji.engine import ShengjiError
 
 logger = logging.getLogger(__name__)
 P = ParamSpec("P")

@@ -24,7 +24,7 @@ from django.utils.functional import Promise, lazy
 from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
-from games.engine import ShengjiError, action_reason_text, parse_cards, reason_text
+from shengji.engine import ShengjiError, action_reason_text, parse_cards, reason_text
 
 # Refusals that say in full what to do (their numbers, daily relief, the table to go back to):
 # a page shows them without their code, and links the page they name (issue 33).

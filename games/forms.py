@@ -11,8 +11,8 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from games import rules_words
-from games.engine import HOUSE_RULE_OPTIONS
 from games.services import MAX_STAKE
+from shengji.engine import HOUSE_RULE_OPTIONS
 
 HOUSE_RULE_PREFIX = "rule_"
 # The create form's stake: under the default rules a seat then needs 316 table points

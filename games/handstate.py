@@ -11,8 +11,8 @@ from collections import OrderedDict
 from datetime import datetime
 from typing import Any
 
-from games.engine import HandRecord, HandState, RuleSet, apply_logged, replay_final
 from games.models import Action, Hand
+from shengji.engine import HandRecord, HandState, RuleSet, apply_logged, replay_final
 
 _CACHE_SIZE = 512
 _states: OrderedDict[int, tuple[int, HandState]] = OrderedDict()

@@ -14,7 +14,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext, pgettext_lazy
 
 from games import chat_words
-from games.engine import RuleSet, preset
+from shengji.engine import RuleSet, preset
 
 SEATS = 4  # a classic table's seats: every ranked table (quick match) has four
 MAX_SEATS = 8  # the most seats a table may have (RULES-SPEC.md §9.1)

@@ -4,7 +4,7 @@ Only a hand that is finished, escaped or void is ever replayed. A hand in progre
 exactly as a hand that does not exist (``not_found``), so no replay can show a live hand's cards.
 
 The steps are the engine's ``view_all`` after each action of the stored log, rebuilt with
-``games.engine.replay`` (ARCHITECTURE.md, Replays). The deal's 100 ``draw`` actions are folded:
+``shengji.engine.replay`` (ARCHITECTURE.md, Replays). The deal's 100 ``draw`` actions are folded:
 one step for each run of draws, so the replay moves by what a player would call a move (a bid, a
 bury, a play) while every state of the log stays reachable.
 """
@@ -15,10 +15,10 @@ import dataclasses
 from typing import Any
 
 from games import selectors
-from games.engine import HandRecord, replay, view_all
 from games.errors import ApplicationError
 from games.handstate import record_for
 from games.models import Action, Hand, HandPlayer
+from shengji.engine import HandRecord, replay, view_all
 
 REPLAYABLE = (Hand.Status.FINISHED, Hand.Status.ESCAPED, Hand.Status.VOID)
 DRAW = "draw"

@@ -14,9 +14,9 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
-from games.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
-from games.engine.rules import default_decks, default_friends
 from ladder import selectors as ladder_selectors
+from shengji.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
+from shengji.engine.rules import default_decks, default_friends
 
 HOUSE_SUFFIX = "+house"
 

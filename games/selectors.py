@@ -13,7 +13,6 @@ from django.db import connection
 from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from accounts.models import User
-from games.engine import view_for, view_public
 from games.handstate import load_state
 from games.models import (
     ChatLine,
@@ -25,6 +24,7 @@ from games.models import (
     SeatConnection,
     Table,
 )
+from shengji.engine import view_for, view_public
 
 CHAT_BACKLOG = 30
 

@@ -21,8 +21,8 @@ from typing import Any
 
 import websockets
 
-from games.bots import choose_action
-from games.engine.rules import RuleSet, preset
+from shengji.bots import choose_action
+from shengji.engine.rules import RuleSet, preset
 
 RECEIVE_TIMEOUT = 30.0
 PING_EVERY = 20.0  # docs/PROTOCOL.md: a socket not heard from in 90 s is forgotten

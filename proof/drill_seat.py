@@ -30,9 +30,9 @@ from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-from games.bots import choose_action
-from games.engine.rules import preset
 from proof.botclient import open_socket
+from shengji.bots import choose_action
+from shengji.engine.rules import preset
 
 RECEIVE_TIMEOUT = 60.0
 ACTING_PHASES = {"bidding", "burying", "playing"}

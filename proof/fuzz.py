@@ -45,8 +45,8 @@ from django.conf import settings
 from django.test import Client
 from django.test.utils import override_settings
 
-from games.engine import legal_actions, parse_action
 from proof.fuzz_messages import CHAT_OUTCOMES, Generator, Probe, Shape, Snapshot, probe
+from shengji.engine import legal_actions, parse_action
 
 TIMEOUT = 20.0
 LINGER = 3  # rounds spent while the dealer buries, and between hands, before moving on
@@ -534,9 +534,9 @@ class Fuzzer:
         wrong += self._check_chat()
 
     def _check_hands(self) -> list[str]:
-        from games.engine import replay
         from games.handstate import action_texts, record_for
         from games.models import Action, Hand
+        from shengji.engine import replay
 
         wrong = []
         hands = list(Hand.objects.filter(match__table_id=self.world.table_id).order_by("pk"))

@@ -18,8 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import Card, HandState, Trump, format_cards
-from games.engine.trump import suit_group
+from shengji.engine import Card, HandState, Trump, format_cards
+from shengji.engine.trump import suit_group
 
 MAX_SEATS = 8  # the most seats a table has: a seat number past it is refused at any table
 

@@ -54,8 +54,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from games.engine import Bid, FailedThrow, HandState, parse_cards, replay
-from games.engine.hand import FINISHED, PLAYED
+from shengji.engine import Bid, FailedThrow, HandState, parse_cards, replay
+from shengji.engine.hand import FINISHED, PLAYED
 
 CARD = r"(?:[2-9TJQKA][SHCD]|SJ|BJ)"
 CARD_TOKEN = re.compile(rf"(?<![A-Za-z0-9]){CARD}(?![A-Za-z0-9])")
@@ -399,7 +399,7 @@ def cards_of(tokens: Iterable[str]) -> Counter[int]:
 
 
 def _text(cards: Counter[int]) -> str:
-    from games.engine import format_cards
+    from shengji.engine import format_cards
 
     return format_cards(sorted(cards.elements()))
 

@@ -5,7 +5,7 @@ Each ``TablePlan`` is a table of four seats, or at a casual table of 4–8 seats
 找朋友 mode (``players``, ``mode``; people on sockets, or bots at a casual table),
 watched by a logged-in spectator, an anonymous one, and spectators watching a seat with and
 without its player's permission; one lobby socket hears every table. The people on sockets
-play with the basic bot from their own view only (``games.bots.choose_action``), sometimes
+play with the basic bot from their own view only (``shengji.bots.choose_action``), sometimes
 lead a throw that is likely to fail, ask ``check`` once a hand and chat. A plan may also drop
 a player mid-hand (after the grace period the bot plays the seat; the player comes back on a
 new socket and gets a state frame), make a player escape, revoke the seat's permission
@@ -37,8 +37,6 @@ from channels.testing import WebsocketCommunicator
 from django.db import connections
 from django.test import Client
 
-from games.bots import choose_action
-from games.engine import RuleSet, Trump, format_cards, parse_cards, preset
 from proof.leakcheck import (
     Checker,
     Grant,
@@ -47,6 +45,8 @@ from proof.leakcheck import (
     Report,
     check_frames,
 )
+from shengji.bots import choose_action
+from shengji.engine import RuleSet, Trump, format_cards, parse_cards, preset
 
 HAND_TIMEOUT = 300.0  # generous: a loaded machine slows a hand many times over
 STALL_S = 8.0

@@ -19,7 +19,7 @@ from pathlib import Path
 
 # (layer, what a frame's file path holds), tried in this order for each frame, leaf first.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("rules engine and bots", ("games/engine/", "games/bots/")),
+    ("rules engine and bots", ("shengji/engine/", "shengji/bots/")),
     ("database driver (psycopg)", ("psycopg/", "psycopg_binary", "psycopg_pool/")),
     ("Django ORM", ("django/db/",)),
     ("channel layer (channels-redis, redis)", ("channels_redis/", "/redis/", "hiredis", "msgpack")),

@@ -13,13 +13,13 @@ from django.db import transaction
 from django.db.models import Count, Q
 
 from games import realtime
-from games.engine import FriendCall, HandState, format_cards, view_for, view_public
-from games.engine.hand import BIDDING, BURYING, DEALING, FINISHED
 from games.handstate import public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import DRAW_BATCH, SystemLine, bot_delay, system
 from games.services.chat import system_line
 from games.services.movefacts import facts_of, shared_facts
+from shengji.engine import FriendCall, HandState, format_cards, view_for, view_public
+from shengji.engine.hand import BIDDING, BURYING, DEALING, FINISHED
 
 
 def catch_up_deal(

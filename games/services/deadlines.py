@@ -14,9 +14,6 @@ from django.db.models import Q, QuerySet
 
 from games import realtime
 from games.autoplay import bot_bid, bot_move, bot_turn
-from games.engine import HandState, ShengjiError
-from games.engine.hand import BIDDING, BURYING, DEALING, PLAYING
-from games.engine.views import call_defaults
 from games.handstate import load_state
 from games.models import Hand, Seat
 from games.services._common import db_now, hand_seats, lock_hand
@@ -30,6 +27,9 @@ from games.services._moves import (
     timeout_lines,
 )
 from games.services.wrap_up import wrapped_up
+from shengji.engine import HandState, ShengjiError
+from shengji.engine.hand import BIDDING, BURYING, DEALING, PLAYING
+from shengji.engine.views import call_defaults
 
 
 @dataclasses.dataclass(frozen=True)

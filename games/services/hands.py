@@ -14,12 +14,6 @@ from django.utils.translation import gettext_lazy as _
 from accounts.models import User
 from games import realtime
 from games.autoplay import bot_hint
-from games.engine import HandState, ShengjiError
-from games.engine.actions import CALL
-from games.engine.actions import Action as EngineAction
-from games.engine.cards import Card
-from games.engine.friends import FriendCall, format_call, held_calls
-from games.engine.hand import BIDDING
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, HandPlayer, Seat
@@ -34,6 +28,12 @@ from games.services._moves import (
 from games.services.autopilot import autopilot_stop
 from games.services.movefacts import facts_of, remember_facts
 from games.services.wrap_up import wrapped_up
+from shengji.engine import HandState, ShengjiError
+from shengji.engine.actions import CALL
+from shengji.engine.actions import Action as EngineAction
+from shengji.engine.cards import Card
+from shengji.engine.friends import FriendCall, format_call, held_calls
+from shengji.engine.hand import BIDDING
 
 
 def playing_hand_id(*, table_id: int) -> int | None:

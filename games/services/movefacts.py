@@ -17,10 +17,10 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import HandState, actions_since
-from games.engine.hand import BURYING, PLAYING
 from games.handstate import advance_state, is_kept, load_state_at
 from games.models import Hand, Seat
+from shengji.engine import HandState, actions_since
+from shengji.engine.hand import BURYING, PLAYING
 
 _CACHE_SIZE = 512
 

@@ -40,8 +40,6 @@ from psycopg.types.json import Jsonb
 
 from games import asyncdb, movetrace, realtime
 from games.chat_words import NAMED_SEATS
-from games.engine import HandState, ShengjiError, view_for, view_public
-from games.engine.hand import BURYING, FINISHED, PLAYING
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, ChatLine, Hand, HandPlayer
 from games.services._common import SystemLine, bot_delay
@@ -49,6 +47,8 @@ from games.services._moves import before_change, play_lines, turn_limit_s
 from games.services.chat import system_payload
 from games.services.connections import DB_SESSION_ENGINES
 from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
+from shengji.engine import HandState, ShengjiError, view_for, view_public
+from shengji.engine.hand import BURYING, FINISHED, PLAYING
 
 logger = logging.getLogger(__name__)
 

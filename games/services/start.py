@@ -24,8 +24,6 @@ from django.db import transaction
 from django.db.models import Count, F, Max
 
 from games import realtime
-from games.engine import RuleSet
-from games.engine.hand import level_slots
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Match, Seat, Table
 from games.selectors import match_number
@@ -44,6 +42,8 @@ from games.services._common import (
 from games.services._moves import after_change
 from ladder.selectors import balances_of
 from ladder.services import ladder_profiles_lock
+from shengji.engine import RuleSet
+from shengji.engine.hand import level_slots
 
 
 def start_if_all_ready(table: Table, seats: list[Seat]) -> Hand | None:

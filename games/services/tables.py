@@ -26,8 +26,6 @@ from django.utils.translation import gettext_lazy as _
 
 from accounts.models import User
 from games import realtime
-from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
-from games.engine.rules import CLASSIC_SHAPE, ShapeOptionError, default_decks, default_friends
 from games.errors import ApplicationError, Grouped, detailed_message
 from games.models import (
     MAX_SEATS,
@@ -55,6 +53,8 @@ from games.services._common import (
 from games.services.start import match_end_if_deserted, start_if_all_ready
 from ladder.selectors import player_balance
 from ladder.services import ladder_profiles_lock
+from shengji.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
+from shengji.engine.rules import CLASSIC_SHAPE, ShapeOptionError, default_decks, default_friends
 
 
 @transaction.atomic

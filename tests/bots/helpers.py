@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from games.bots import BasicBot, play_hand
-from games.bots.match import deal_hand
-from games.bots.memory import public_history
-from games.engine.hand import HandState
-from games.engine.rules import RuleSet, preset
-from games.engine.views import view_for
+from shengji.bots import BasicBot, play_hand
+from shengji.bots.match import deal_hand
+from shengji.bots.memory import public_history
+from shengji.engine.hand import HandState
+from shengji.engine.rules import RuleSet, preset
+from shengji.engine.views import view_for
 
 RANKED = preset("ranked")
 

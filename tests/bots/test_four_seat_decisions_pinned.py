@@ -8,9 +8,9 @@ import hashlib
 
 import pytest
 
-from games.bots import HandStats, SearchBudget, make_bot, play_hand
-from games.bots.match import deal_hand
-from games.engine.rules import preset
+from shengji.bots import HandStats, SearchBudget, make_bot, play_hand
+from shengji.bots.match import deal_hand
+from shengji.engine.rules import preset
 
 SEED = 77
 SEARCH_BUDGET = SearchBudget(max_samples=3, max_ms=None)

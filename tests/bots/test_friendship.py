@@ -1,4 +1,4 @@
-"""找朋友 as the bots play it (games/bots/friendship.py): the dealer's calls are legal and
+"""找朋友 as the bots play it (shengji/bots/friendship.py): the dealer's calls are legal and
 sensible, and every bot's idea of who is a friend comes from the calls, the cards played and
 its own hand, on hand-written positions."""
 
@@ -8,8 +8,8 @@ from collections.abc import Sequence
 
 import pytest
 
-from games.bots import make_bot
-from games.bots.friendship import (
+from shengji.bots import make_bot
+from shengji.bots.friendship import (
     REVEAL_GAIN,
     Call,
     allies_of,
@@ -18,15 +18,15 @@ from games.bots.friendship import (
     follow_bonus,
     hidden_friend,
 )
-from games.bots.knowledge import Knowledge
-from games.bots.match import deal_hand, shaped
-from games.bots.memory import new_memory
-from games.engine.cards import RANKS, SMALL_JOKER, parse_cards
-from games.engine.friends import friend_call_error
-from games.engine.hand import HandState
-from games.engine.rules import preset
-from games.engine.trump import TRUMP, Trump
-from games.engine.views import view_for
+from shengji.bots.knowledge import Knowledge
+from shengji.bots.match import deal_hand, shaped
+from shengji.bots.memory import new_memory
+from shengji.engine.cards import RANKS, SMALL_JOKER, parse_cards
+from shengji.engine.friends import friend_call_error
+from shengji.engine.hand import HandState
+from shengji.engine.rules import preset
+from shengji.engine.trump import TRUMP, Trump
+from shengji.engine.views import view_for
 
 RANKED = preset("ranked")
 

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from games.bots import SearchBudget, act_for_seat, choose_action, make_bot, public_history
-from games.engine.cards import format_cards
-from games.engine.hand import HandState
-from games.engine.views import view_for
+from shengji.bots import SearchBudget, act_for_seat, choose_action, make_bot, public_history
+from shengji.engine.cards import format_cards
+from shengji.engine.hand import HandState
+from shengji.engine.views import view_for
 from tests.bots.helpers import RANKED, states_at_plays
 
 BUDGET = SearchBudget(max_samples=4, max_ms=None)
@@ -176,7 +176,7 @@ def swap_hidden_any(state: HandState, viewer: int) -> HandState | None:
 @pytest.mark.parametrize("shape", ["6/3/friends", "8/4/tractor", "8/4/friends"])
 @pytest.mark.parametrize("bot", ["basic", "search"])
 def test_at_6_and_8_seats_the_choice_depends_only_on_the_view(shape: str, bot: str) -> None:
-    from games.bots.legality import shape_rules
+    from shengji.bots.legality import shape_rules
 
     rules = shape_rules("ranked", shape)
     checked = 0

@@ -1,5 +1,5 @@
 """Bots only make legal moves: whole hands under every preset, each action checked by the
-engine before it is applied (the long run is ``python -m games.bots.legality``)."""
+engine before it is applied (the long run is ``python -m shengji.bots.legality``)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from games.bots import HandStats, SearchBudget, make_bot, play_hand
-from games.bots.legality import main, run, run_part
-from games.bots.match import deal_hand
-from games.engine.rules import PRESET_NAMES, preset
-from games.engine.selfplay import check_invariants
+from shengji.bots import HandStats, SearchBudget, make_bot, play_hand
+from shengji.bots.legality import main, run, run_part
+from shengji.bots.match import deal_hand
+from shengji.engine.rules import PRESET_NAMES, preset
+from shengji.engine.selfplay import check_invariants
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)

@@ -8,13 +8,13 @@ from collections import Counter
 
 import pytest
 
-from games.bots import RandomBot, play_hand, public_history, remember
-from games.bots.match import deal_hand
-from games.engine.hand import HandState
-from games.engine.patterns import pair_ids
-from games.engine.random_play import RandomPolicy
-from games.engine.rules import preset
-from games.engine.views import view_for
+from shengji.bots import RandomBot, play_hand, public_history, remember
+from shengji.bots.match import deal_hand
+from shengji.engine.hand import HandState
+from shengji.engine.patterns import pair_ids
+from shengji.engine.random_play import RandomPolicy
+from shengji.engine.rules import preset
+from shengji.engine.views import view_for
 
 
 def random_states(name: str, hands: int) -> list[tuple[HandState, list[str]]]:

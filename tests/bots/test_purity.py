@@ -1,4 +1,4 @@
-"""The bots are pure Python like the engine: standard library and games.engine only."""
+"""The bots are pure Python like the engine: standard library and shengji.engine only."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ BOTS = Path(__file__).resolve().parents[2] / "games" / "bots"
 
 def test_importing_the_bots_loads_no_django() -> None:
     code = (
-        "import sys, games.bots, games.bots.match, games.bots.legality; "
+        "import sys, shengji.bots, shengji.bots.match, shengji.bots.legality; "
         "bad = [m for m in ('django', 'channels', 'celery') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -35,7 +35,7 @@ def test_the_bots_import_only_the_standard_library_and_the_engine() -> None:
             for name in names:
                 assert name.split(".")[0] in allowed, f"{path.name} imports {name}"
                 if name.startswith("games"):
-                    assert name.startswith(("games.engine", "games.bots")), name
+                    assert name.startswith(("shengji.engine", "shengji.bots")), name
 
 
 def test_no_global_random_generator() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from random import Random
 
-from games.bots import SearchBot, SearchBudget, knowledge_from_view
-from games.bots.basic import play_options
-from games.engine.views import view_for
+from shengji.bots import SearchBot, SearchBudget, knowledge_from_view
+from shengji.bots.basic import play_options
+from shengji.engine.views import view_for
 from tests.bots.helpers import RANKED, states_at_plays
 
 BUDGET = SearchBudget(max_samples=6, max_ms=None)
@@ -65,7 +65,7 @@ def _decide_with(
     clock: StepClock, budget: SearchBudget, shape: str, cuts: tuple[int, ...]
 ) -> list[tuple[int, int, float]]:
     """(playouts, clock readings, time used) of the search's decisions at ``cuts``."""
-    from games.bots.legality import shape_rules
+    from shengji.bots.legality import shape_rules
 
     rules = shape_rules("ranked", shape)
     out = []

@@ -1,15 +1,15 @@
 """Bots play every table shape of issue 31 legally: whole matches at 5–8 seats, 2–4 decks,
 tractor mode and 找朋友, every call, bury and play checked by the engine before it is applied
-(the long run is ``python -m games.bots.legality --shape P/D/M``)."""
+(the long run is ``python -m shengji.bots.legality --shape P/D/M``)."""
 
 from __future__ import annotations
 
 import pytest
 
-from games.bots import HandStats, SearchBudget, make_bot, play_hand
-from games.bots.legality import SHAPES, run_part, shape_rules
-from games.bots.match import deal_hand
-from games.engine.selfplay import check_invariants
+from shengji.bots import HandStats, SearchBudget, make_bot, play_hand
+from shengji.bots.legality import SHAPES, run_part, shape_rules
+from shengji.bots.match import deal_hand
+from shengji.engine.selfplay import check_invariants
 
 
 @pytest.mark.parametrize("shape", SHAPES)

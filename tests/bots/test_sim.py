@@ -8,12 +8,12 @@ from random import Random
 
 import pytest
 
-from games.bots import knowledge_from_view
-from games.bots.basic import choose_play
-from games.bots.sim import KITTY, SimHand, World, sample_world
-from games.engine.cards import format_cards, full_deck, parse_cards
-from games.engine.rules import preset
-from games.engine.views import view_for
+from shengji.bots import knowledge_from_view
+from shengji.bots.basic import choose_play
+from shengji.bots.sim import KITTY, SimHand, World, sample_world
+from shengji.engine.cards import format_cards, full_deck, parse_cards
+from shengji.engine.rules import preset
+from shengji.engine.views import view_for
 from tests.bots.helpers import RANKED, played_hand, states_at_plays
 from tests.engine.hand_helpers import designed_deck, draw_all, hand_for
 
@@ -90,7 +90,7 @@ def test_a_playout_on_the_true_cards_matches_the_engine_at_bigger_tables(
 ) -> None:
     # seed002 and seed004 read the kitty's multiplier from the last trick's winning play: a
     # playout must find it among all the table's plays, not four.
-    from games.bots.legality import shape_rules
+    from shengji.bots.legality import shape_rules
 
     rules = shape_rules(name, shape)
     for index in range(3):
@@ -113,8 +113,8 @@ def test_a_playouts_kitty_reads_the_winning_play_among_five_plays() -> None:
     # at five seats, led by seat 4, that is the play before the winner's (here a discard of
     # two suits) instead of the winner's pair. seed002 reads the two-deck kitty multiplier from
     # the winning play.
-    from games.bots.legality import shape_rules
-    from games.engine.scoring import card_points, kitty_multiplier
+    from shengji.bots.legality import shape_rules
+    from shengji.engine.scoring import card_points, kitty_multiplier
 
     rules = shape_rules("seed002", "5/2/friends")
     state, history = next(states_at_plays(0, (1,), rules, 13))
@@ -141,8 +141,8 @@ def test_a_playouts_kitty_reads_the_winning_play_among_five_plays() -> None:
 def test_a_playout_stopped_after_some_tricks_estimates_the_rest_within_what_is_left(
     shape: str,
 ) -> None:
-    from games.bots.legality import shape_rules
-    from games.engine.scoring import card_points
+    from shengji.bots.legality import shape_rules
+    from shengji.engine.scoring import card_points
 
     rules = shape_rules("ranked", shape)
     for state, history in states_at_plays(0, (1, 20, 50), rules, 13):
@@ -165,8 +165,8 @@ def test_a_playout_stopped_after_some_tricks_estimates_the_rest_within_what_is_l
 
 
 def test_the_estimate_gives_the_rest_to_the_side_holding_every_card_that_takes_tricks() -> None:
-    from games.bots.legality import shape_rules
-    from games.engine.scoring import card_points
+    from shengji.bots.legality import shape_rules
+    from shengji.engine.scoring import card_points
 
     rules = shape_rules("ranked", "6/3/tractor")
     state, history = next(states_at_plays(0, (1,), rules, 13))
@@ -184,8 +184,8 @@ def test_the_estimate_gives_the_rest_to_the_side_holding_every_card_that_takes_t
 
 
 def test_a_seat_holding_an_open_calls_card_is_expected_on_the_dealers_side() -> None:
-    from games.bots.friendship import Call
-    from games.bots.legality import shape_rules
+    from shengji.bots.friendship import Call
+    from shengji.bots.legality import shape_rules
 
     rules = shape_rules("ranked", "6/3/friends")
     state, history = next(states_at_plays(0, (1,), rules, 13))

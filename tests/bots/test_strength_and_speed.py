@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from games.bots.match import Setup, main, run, summary
-from games.bots.search import SearchBudget
+from shengji.bots.match import Setup, main, run, summary
+from shengji.bots.search import SearchBudget
 from tests.bots.helpers import RANKED
 
 

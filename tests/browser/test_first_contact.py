@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from games.engine import PRESETS
 from games.models import Hand, Table
 from ladder.models import HandSettlement
 from ladder.selectors import player_balance
+from shengji.engine import PRESETS
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import new_page, sign_up, state
 from tests.browser.test_table_client import labels, play_with_checks

@@ -20,10 +20,10 @@ from django.db import connection
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Match, Table
 from games.services.start import _rules_for
+from shengji.engine import legal_actions
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import new_page
 from tests.games.helpers import make_users

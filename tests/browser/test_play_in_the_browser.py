@@ -12,7 +12,9 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 
-from games.engine import (
+from games.models import Hand, Table
+from ladder.models import HandSettlement
+from shengji.engine import (
     RANKS,
     SUITS,
     HandRecord,
@@ -24,9 +26,7 @@ from games.engine import (
     replay_final,
     sort_cards,
 )
-from games.engine.views import sample_bury
-from games.models import Hand, Table
-from ladder.models import HandSettlement
+from shengji.engine.views import sample_bury
 from tests.browser.conftest import screenshot
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]

@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from accounts.models import User
-from games.engine import Trump, format_cards, legal_follow, parse_cards
-from games.engine.views import sample_bury
 from games.models import Hand, Match, Table
 from games.services.start import _rules_for
+from shengji.engine import Trump, format_cards, legal_follow, parse_cards
+from shengji.engine.views import sample_bury
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import card_buttons, new_page, sign_up, state
 

@@ -16,11 +16,11 @@ import pytest
 from django.db import connection
 
 from accounts.models import User
-from games.engine import Trump, format_cards, parse_cards
-from games.engine.views import sample_bury
 from games.models import Hand, Match
 from games.services import seat_fill_bot, table_create_seated
 from games.services.start import _rules_for
+from shengji.engine import Trump, format_cards, parse_cards
+from shengji.engine.views import sample_bury
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import card_buttons, new_page, sign_up, state
 from tests.browser.test_shapes_friends import choose_calls, choose_play

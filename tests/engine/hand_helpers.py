@@ -11,13 +11,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from random import Random
 
-from games.engine.actions import play
-from games.engine.cards import full_deck, parse_cards
-from games.engine.deal import deck_from_hands
-from games.engine.follow import legal_follow
-from games.engine.hand import PLAYING, HandState, new_hand
-from games.engine.random_play import RandomPolicy, play_random
-from games.engine.rules import RuleSet, preset
+from shengji.engine.actions import play
+from shengji.engine.cards import full_deck, parse_cards
+from shengji.engine.deal import deck_from_hands
+from shengji.engine.follow import legal_follow
+from shengji.engine.hand import PLAYING, HandState, new_hand
+from shengji.engine.random_play import RandomPolicy, play_random
+from shengji.engine.rules import RuleSet, preset
 
 cards = parse_cards
 

@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterator, Sequence
 from itertools import combinations
 
-from games.engine import (
+from shengji.engine import (
     CARDS_NOT_IN_HAND,
     MUST_FOLLOW_PAIR,
     MUST_FOLLOW_SUIT,
@@ -145,8 +145,8 @@ def general_follow_error(
     hand: Sequence[int], lead: Sequence[int], play: Sequence[int], trump: Trump
 ) -> str | None:
     """The engine's structure check applied to every lead, with none of its shortcuts."""
-    from games.engine.follow import structure
-    from games.engine.lead import holds, lead_info
+    from shengji.engine.follow import structure
+    from shengji.engine.lead import holds, lead_info
 
     if len(play) != len(lead):
         return WRONG_COUNT
@@ -304,7 +304,7 @@ def reference_throw_check(
     forced_part: str = "by_kind",
 ) -> list[int] | None:
     """RULES.md §4 Throw check, restated over actual cards (``forced_part`` as in §4)."""
-    from games.engine import split_cards
+    from shengji.engine import split_cards
 
     split = split_cards(lead, trump)
     if split.shape.parts == 1:

@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from random import Random
 
-from games.engine.cards import parse_cards
-from games.engine.deal import deal_sizes, deck_from_hands
-from games.engine.hand import HandState, new_hand
-from games.engine.rules import RuleSet, preset
+from shengji.engine.cards import parse_cards
+from shengji.engine.deal import deal_sizes, deck_from_hands
+from shengji.engine.hand import HandState, new_hand
+from shengji.engine.rules import RuleSet, preset
 
 
 def shape_rules(players: int, mode: str = "tractor", decks: int = 0, **options: object) -> RuleSet:

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from games.engine.bidding import (
+from shengji.engine.bidding import (
     Bid,
     bid_error,
     legal_bids,
@@ -18,7 +18,7 @@ from games.engine.bidding import (
     showing_error,
     strongest_showing,
 )
-from games.engine.cards import CARD_IDS, Card, format_cards, full_deck, parse_cards
+from shengji.engine.cards import CARD_IDS, Card, format_cards, full_deck, parse_cards
 
 LEVEL = "2"
 

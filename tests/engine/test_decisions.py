@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from games.engine import (
+from shengji.engine import (
     Shape,
     Trump,
     follow_error,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from shengji.engine import (
     HandRecord,
     InvalidOptionError,
     flip_kitty,
@@ -17,8 +17,8 @@ from games.engine import (
     record_of,
     replay_final,
 )
-from games.engine.hand import BURYING, HandState
-from games.engine.rules import RuleSet
+from shengji.engine.hand import BURYING, HandState
+from shengji.engine.rules import RuleSet
 from tests.engine.hand_helpers import designed_deck, draw_all, finish, hand_for
 
 # (kitty in the order turned, level 2: suit under first_card, suit under as_bids)

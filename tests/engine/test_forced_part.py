@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from shengji.engine import (
     HandRecord,
     InvalidOptionError,
     Trump,
@@ -20,8 +20,8 @@ from games.engine import (
     throw_check,
     throw_outcome,
 )
-from games.engine.hand import HandState
-from games.engine.rules import RuleSet
+from shengji.engine.hand import HandState
+from shengji.engine.rules import RuleSet
 from tests.engine.hand_helpers import designed_deck, draw_all, finish, hand_for
 from tests.engine.helpers import random_throw_setup, reference_throw_check
 

@@ -7,9 +7,9 @@ from random import Random
 
 import pytest
 
-from games.bots import act_for_seat
-from games.engine.cards import RANKS, SMALL_JOKER, Card, parse_cards
-from games.engine.friends import (
+from shengji.bots import act_for_seat
+from shengji.engine.cards import RANKS, SMALL_JOKER, Card, parse_cards
+from shengji.engine.friends import (
     CALL_HELD,
     CALL_HELD_ALL,
     FriendCall,
@@ -20,9 +20,9 @@ from games.engine.friends import (
     held_calls,
     parse_calls,
 )
-from games.engine.hand import BURYING, HandState, new_hand
-from games.engine.trump import Trump
-from games.engine.views import view_for
+from shengji.engine.hand import BURYING, HandState, new_hand
+from shengji.engine.trump import Trump
+from shengji.engine.views import view_for
 from tests.engine.shape_helpers import dealt, shape_rules
 
 HEARTS_2 = Trump("2", "H")

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.action_errors import (
+from shengji.engine.action_errors import (
     ACTION_REASON_CODES,
     InvalidRecordError,
     action_reason_text,
 )
-from games.engine.cards import Card, parse_cards
-from games.engine.errors import InvalidNotationError, InvalidOptionError
-from games.engine.friends import (
+from shengji.engine.cards import Card, parse_cards
+from shengji.engine.errors import InvalidNotationError, InvalidOptionError
+from shengji.engine.friends import (
     FriendCall,
     default_friends,
     format_call,
@@ -26,7 +26,7 @@ from games.engine.friends import (
     reveal_friends,
     small_side_bonus_levels,
 )
-from games.engine.trump import Trump
+from shengji.engine.trump import Trump
 
 FRIEND_CODES = (
     "friend_bad_ordinal",

@@ -1,12 +1,12 @@
 """The rules API that bigger tables and 找朋友 add (RULES-SPEC.md §9.6): exact names and argument
-orders, exported from ``games.engine``, and the old calls' results on two-deck input."""
+orders, exported from ``shengji.engine``, and the old calls' results on two-deck input."""
 
 from __future__ import annotations
 
 import inspect
 
-import games.engine as engine
-from games.engine import Trump, parse_cards
+import shengji.engine as engine
+from shengji.engine import Trump, parse_cards
 
 
 def parameters(function: object) -> list[str]:

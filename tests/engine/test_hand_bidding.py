@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.cards import format_cards
-from games.engine.errors import ShengjiError
-from games.engine.hand import HandState
-from games.engine.rules import RuleSet
-from games.engine.views import legal_actions
+from shengji.engine.cards import format_cards
+from shengji.engine.errors import ShengjiError
+from shengji.engine.hand import HandState
+from shengji.engine.rules import RuleSet
+from shengji.engine.views import legal_actions
 from tests.engine.hand_helpers import designed_deck, draw_all, draw_until, hand_for
 
 

@@ -6,13 +6,13 @@ from collections import Counter
 
 import pytest
 
-from games.engine.action_errors import IllegalActionError, InvalidSetupError
-from games.engine.actions import Action, parse_action
-from games.engine.cards import format_cards, full_deck
-from games.engine.deal import deck_from_hands, flip_kitty
-from games.engine.errors import ShengjiError
-from games.engine.hand import BURYING, DEALING, PLAYING, HandState, new_hand
-from games.engine.rules import preset
+from shengji.engine.action_errors import IllegalActionError, InvalidSetupError
+from shengji.engine.actions import Action, parse_action
+from shengji.engine.cards import format_cards, full_deck
+from shengji.engine.deal import deck_from_hands, flip_kitty
+from shengji.engine.errors import ShengjiError
+from shengji.engine.hand import BURYING, DEALING, PLAYING, HandState, new_hand
+from shengji.engine.rules import preset
 from tests.engine.hand_helpers import apply_all, cards, designed_deck, draw_all, hand_for
 
 

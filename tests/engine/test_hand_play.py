@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.action_errors import IllegalActionError
-from games.engine.cards import format_cards
-from games.engine.errors import IllegalPlayError, ShengjiError
-from games.engine.hand import FINISHED, HandState
-from games.engine.rules import RuleSet, preset
-from games.engine.scoring import level_change
+from shengji.engine.action_errors import IllegalActionError
+from shengji.engine.cards import format_cards
+from shengji.engine.errors import IllegalPlayError, ShengjiError
+from shengji.engine.hand import FINISHED, HandState
+from shengji.engine.rules import RuleSet, preset
+from shengji.engine.scoring import level_change
 from tests.engine.hand_helpers import apply_all, cards, designed_deck, draw_all, finish, hand_for
 
 # Seat 1 (an attacker when seat 0 deals) holds the top trumps (level 2, trump hearts): it ruffs

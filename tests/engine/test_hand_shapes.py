@@ -8,17 +8,17 @@ from random import Random
 
 import pytest
 
-from games.engine.action_errors import IllegalActionError, InvalidSetupError
-from games.engine.actions import parse_action
-from games.engine.cards import format_cards, parse_cards
-from games.engine.deal import deal_sizes
-from games.engine.errors import InvalidOptionError
-from games.engine.follow import legal_follow
-from games.engine.hand import FINISHED, PLAYING, HandState, new_hand
-from games.engine.random_play import RandomPolicy, play_random
-from games.engine.record import HandRecord, record_of, replay_final
-from games.engine.rules import RuleSet, preset
-from games.engine.views import legal_actions, view_all, view_for, view_public
+from shengji.engine.action_errors import IllegalActionError, InvalidSetupError
+from shengji.engine.actions import parse_action
+from shengji.engine.cards import format_cards, parse_cards
+from shengji.engine.deal import deal_sizes
+from shengji.engine.errors import InvalidOptionError
+from shengji.engine.follow import legal_follow
+from shengji.engine.hand import FINISHED, PLAYING, HandState, new_hand
+from shengji.engine.random_play import RandomPolicy, play_random
+from shengji.engine.record import HandRecord, record_of, replay_final
+from shengji.engine.rules import RuleSet, preset
+from shengji.engine.views import legal_actions, view_all, view_for, view_public
 from tests.engine.shape_helpers import dealt, shape_rules
 
 CLASSIC_RESULT_KEYS = [

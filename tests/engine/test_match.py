@@ -6,12 +6,12 @@ from random import Random
 
 import pytest
 
-from games.engine.action_errors import MatchOverError
-from games.engine.cards import RANKS
-from games.engine.hand import HandResult
-from games.engine.match import Match
-from games.engine.random_play import RandomPolicy, play_random
-from games.engine.rules import preset
+from shengji.engine.action_errors import MatchOverError
+from shengji.engine.cards import RANKS
+from shengji.engine.hand import HandResult
+from shengji.engine.match import Match
+from shengji.engine.random_play import RandomPolicy, play_random
+from shengji.engine.rules import preset
 
 
 def play_hand(match: Match, rng: Random, policy: RandomPolicy | None = None) -> HandResult:

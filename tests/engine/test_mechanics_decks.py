@@ -1,6 +1,6 @@
 """Property tests of the tuple mechanics (RULES-SPEC.md §9.2), seeded and fast.
 
-1. On two-deck inputs, the general code of games.engine.tuples gives exactly the answers of the
+1. On two-deck inputs, the general code of shengji.engine.tuples gives exactly the answers of the
    two-deck fast paths (follow_error, trick_winner, throw_check).
 2. On 3- and 4-deck hands, ``legal_follow`` is always accepted by ``follow_error`` under both
    draw policies, and every trick of 4–8 plays has one winner, whose score beats every play
@@ -13,11 +13,11 @@ import random
 
 import pytest
 
-from games.engine import Card, Trump, lead_info, throw_check, trick_winner
-from games.engine.cards import CARD_IDS, card
-from games.engine.follow import follow_error, legal_follow
-from games.engine.trick import play_score
-from games.engine.tuples import (
+from shengji.engine import Card, Trump, lead_info, throw_check, trick_winner
+from shengji.engine.cards import CARD_IDS, card
+from shengji.engine.follow import follow_error, legal_follow
+from shengji.engine.trick import play_score
+from shengji.engine.tuples import (
     DRAW_POLICIES,
     general_follow_error,
     general_throw_failure,

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from shengji.engine import (
     IllegalPlayError,
     Shape,
     Trump,

@@ -12,7 +12,7 @@ ENGINE = Path(__file__).resolve().parents[2] / "games" / "engine"
 
 def test_importing_the_engine_loads_no_django() -> None:
     code = (
-        "import sys, games.engine; "
+        "import sys, shengji.engine; "
         "bad = [m for m in ('django', 'channels', 'celery') if m in sys.modules]; "
         "print(bad); sys.exit(1 if bad else 0)"
     )
@@ -48,10 +48,10 @@ def _engine_imports() -> dict[str, set[str]]:
         found: set[str] = set()
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.Import):
-                found |= {a.name.removeprefix("games.engine.") for a in node.names}
+                found |= {a.name.removeprefix("shengji.engine.") for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                found.add(node.module.removeprefix("games.engine."))
-                if node.module == "games.engine":  # the package: everything, or a submodule
+                found.add(node.module.removeprefix("shengji.engine."))
+                if node.module == "shengji.engine":  # the package: everything, or a submodule
                     found |= {a.name for a in node.names} | {"__init__"}
         edges[name] = (found & (set(modules) | {"__init__"})) - {name}
     return edges

@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from games.engine.action_errors import InvalidRecordError
-from games.engine.errors import ShengjiError
-from games.engine.record import HandRecord, record_of, replay, replay_final
-from games.engine.rules import PRESET_NAMES
-from games.engine.selfplay import check_invariants
+from shengji.engine.action_errors import InvalidRecordError
+from shengji.engine.errors import ShengjiError
+from shengji.engine.record import HandRecord, record_of, replay, replay_final
+from shengji.engine.rules import PRESET_NAMES
+from shengji.engine.selfplay import check_invariants
 from tests.engine.hand_helpers import designed_deck, draw_all, hand_for, random_hand
 
 
@@ -100,7 +100,7 @@ def test_replay_is_deterministic_across_runs() -> None:
     ],
 )
 def test_regression_tampered_record_headers_get_stable_codes(field: str, value: object) -> None:
-    from games.engine import HandRecord, ShengjiError, new_hand, preset, record_of, replay_final
+    from shengji.engine import HandRecord, ShengjiError, new_hand, preset, record_of, replay_final
 
     data = record_of(new_hand(preset("ranked"), 5, dealer=0)).to_dict()
     data[field] = value
@@ -111,7 +111,7 @@ def test_regression_tampered_record_headers_get_stable_codes(field: str, value: 
 
 @pytest.mark.parametrize("action", [None, 5, ["play", 0]])
 def test_regression_check_action_of_a_non_action_is_invalid_action(action: object) -> None:
-    from games.engine import ShengjiError, new_hand, preset
+    from shengji.engine import ShengjiError, new_hand, preset
 
     state = new_hand(preset("ranked"), 5, dealer=0)
     with pytest.raises(ShengjiError) as refused:
@@ -120,7 +120,7 @@ def test_regression_check_action_of_a_non_action_is_invalid_action(action: objec
 
 
 def test_regression_hand_built_actions_that_would_not_replay_are_refused() -> None:
-    from games.engine import Action, ShengjiError, new_hand, preset
+    from shengji.engine import Action, ShengjiError, new_hand, preset
 
     state = new_hand(preset("ranked"), 5, dealer=0)
     for action in [Action("draw", 0), Action("leave", 0, (0,)), Action("leave", True)]:

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from games.engine.action_errors import (
+from shengji.engine.action_errors import (
     MissingOptionError,
     UnknownOptionError,
     UnknownPresetError,
     UnsupportedVersionError,
 )
-from games.engine.errors import InvalidOptionError
-from games.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
+from shengji.engine.errors import InvalidOptionError
+from shengji.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
 
 # RULES.md §8, one row per option: ranked, 000, 002, 003, 004.
 TABLE = {

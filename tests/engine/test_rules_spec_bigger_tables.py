@@ -7,9 +7,9 @@ from itertools import pairwise
 
 import pytest
 
-from games.engine import Trump, deal_sizes, follow_error, is_tractor, parse_cards, trick_winner
-from games.engine.bidding import bid_error, make_bid
-from games.engine.tuples import kitty_units_multiplier, lead_format
+from shengji.engine import Trump, deal_sizes, follow_error, is_tractor, parse_cards, trick_winner
+from shengji.engine.bidding import bid_error, make_bid
+from shengji.engine.tuples import kitty_units_multiplier, lead_format
 
 T_H = Trump("T", "H")
 cards = parse_cards

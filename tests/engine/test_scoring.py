@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from shengji.engine import (
     InvalidOptionError,
     InvalidPointsError,
     Trump,

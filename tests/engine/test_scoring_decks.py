@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.cards import CARD_IDS, Card
-from games.engine.errors import InvalidOptionError, InvalidPointsError
-from games.engine.scoring import level_change, points, total_points
+from shengji.engine.cards import CARD_IDS, Card
+from shengji.engine.errors import InvalidOptionError, InvalidPointsError
+from shengji.engine.scoring import level_change, points, total_points
 
 # Every boundary of the §2 table, with the last point total below it (points come in 5s).
 BANDS = {

@@ -1,5 +1,5 @@
 """Random self-play (OpenSpiel's random_sim_test): 1,000 seeded hands with the invariants, and
-the ``python -m games.engine.selfplay`` command."""
+the ``python -m shengji.engine.selfplay`` command."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
-from games.engine import selfplay
-from games.engine.random_play import RandomPolicy
-from games.engine.rules import PRESET_NAMES, preset
+from shengji.engine import selfplay
+from shengji.engine.random_play import RandomPolicy
+from shengji.engine.rules import PRESET_NAMES, preset
 
 
 @pytest.mark.parametrize("name", PRESET_NAMES)
@@ -29,7 +29,7 @@ def test_two_hundred_random_hands_per_preset_keep_the_invariants(name: str) -> N
 
 
 def test_the_command_prints_one_json_line() -> None:
-    command = [sys.executable, "-m", "games.engine.selfplay", "--hands", "20", "--seed", "3"]
+    command = [sys.executable, "-m", "shengji.engine.selfplay", "--hands", "20", "--seed", "3"]
     done = subprocess.run(
         [*command, "--rules", "seed004"], capture_output=True, text=True, check=False
     )
@@ -43,7 +43,9 @@ def test_the_command_prints_one_json_line() -> None:
 
 
 def test_selfplay_imports_no_django() -> None:
-    code = "import sys, games.engine.selfplay, games.engine.hand; print('django' in sys.modules)"
+    code = (
+        "import sys, shengji.engine.selfplay, shengji.engine.hand; print('django' in sys.modules)"
+    )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

@@ -12,10 +12,10 @@ from random import Random
 
 import pytest
 
-from games.engine.hand import new_hand
-from games.engine.random_play import RandomPolicy, play_random
-from games.engine.rules import preset
-from games.engine.selfplay import run
+from shengji.engine.hand import new_hand
+from shengji.engine.random_play import RandomPolicy, play_random
+from shengji.engine.rules import preset
+from shengji.engine.selfplay import run
 
 SHAPES = [
     (5, 2, "friends"),
@@ -73,7 +73,7 @@ def test_friends_sides_grow_only_by_revealed_calls() -> None:
 
 @pytest.mark.parametrize(("players", "decks", "mode"), [(6, 3, "friends"), (8, 4, "tractor")])
 def test_the_command_prints_one_json_line_for_a_shape(players: int, decks: int, mode: str) -> None:
-    command = [sys.executable, "-m", "games.engine.selfplay", "--hands", "10", "--seed", "3"]
+    command = [sys.executable, "-m", "shengji.engine.selfplay", "--hands", "10", "--seed", "3"]
     command += ["--players", str(players), "--decks", str(decks), "--mode", mode]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -85,7 +85,7 @@ def test_the_command_prints_one_json_line_for_a_shape(players: int, decks: int, 
 
 
 def test_the_command_refuses_an_impossible_shape() -> None:
-    command = [sys.executable, "-m", "games.engine.selfplay", "--hands", "1"]
+    command = [sys.executable, "-m", "shengji.engine.selfplay", "--hands", "1"]
     command += ["--players", "5", "--mode", "tractor"]
     done = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
     assert done.returncode == 1

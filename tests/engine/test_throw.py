@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import (
+from shengji.engine import (
     IllegalPlayError,
     InvalidOptionError,
     Trump,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import Trump, is_discard, legal_follow, parse_cards, trick_winner
+from shengji.engine import Trump, is_discard, legal_follow, parse_cards, trick_winner
 from tests.engine.helpers import (
     deal,
     random_lead,

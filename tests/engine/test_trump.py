@@ -10,7 +10,7 @@ from itertools import pairwise
 
 import pytest
 
-from games.engine import (
+from shengji.engine import (
     Card,
     InvalidTrumpError,
     Trump,

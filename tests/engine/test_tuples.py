@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine import (
+from shengji.engine import (
     MUST_FOLLOW_PAIR,
     MUST_FOLLOW_TRACTOR,
     Card,
@@ -22,9 +22,9 @@ from games.engine import (
     throw_check,
     trick_winner,
 )
-from games.engine.follow import follow_error, legal_follow
-from games.engine.trick import is_discard
-from games.engine.tuples import (
+from shengji.engine.follow import follow_error, legal_follow
+from shengji.engine.trick import is_discard
+from shengji.engine.tuples import (
     kitty_units_multiplier,
     lead_format,
     tuple_lead_choices,

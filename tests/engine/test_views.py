@@ -8,10 +8,10 @@ from collections import Counter
 
 import pytest
 
-from games.engine.hand import BURYING, FINISHED, PLAYING, HandState
-from games.engine.record import record_of, replay
-from games.engine.rules import PRESET_NAMES
-from games.engine.views import legal_actions, view_for, view_public
+from shengji.engine.hand import BURYING, FINISHED, PLAYING, HandState
+from shengji.engine.record import record_of, replay
+from shengji.engine.rules import PRESET_NAMES
+from shengji.engine.views import legal_actions, view_for, view_public
 from tests.engine.hand_helpers import cards, random_hand
 
 PRIVATE_KEYS = {"seat", "hand"}
@@ -180,7 +180,7 @@ def test_regression_escape_result_showed_a_rejected_throw() -> None:
 
 @pytest.mark.parametrize("seat", [-1, 4, True, "0", None])
 def test_regression_view_for_a_seat_outside_0_3_is_refused(seat: object) -> None:
-    from games.engine import ShengjiError
+    from shengji.engine import ShengjiError
 
     state = random_hand("ranked", 2)
     with pytest.raises(ShengjiError) as refused:

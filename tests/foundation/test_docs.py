@@ -21,7 +21,7 @@ def documents() -> list[Path]:
 
 
 def named_paths(text: str) -> list[str]:
-    """The repository paths a document names in code spans (`games/engine/rules.py`,
+    """The repository paths a document names in code spans (`shengji/engine/rules.py`,
     `tests/engine/test_throw.py::test_x`), placeholders like `/ws/table/<id>/` left out."""
     paths = []
     for match in CODE.finditer(text):

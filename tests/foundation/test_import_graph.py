@@ -3,9 +3,9 @@
 The graph is read from the source with ``ast``, so every import counts wherever it is written:
 at module level, under ``if TYPE_CHECKING:``, or inside a function (a function-local import is
 no way around a circle). ``from games import services`` is an edge to ``games.services`` when
-that is a module; ``from games.engine import HandState`` an edge to ``games.engine``. Importing a
-submodule is not counted as importing its package's ``__init__`` (a package's face may import
-its own modules). Migrations are left out.
+that is a module; ``from shengji.engine import HandState`` an edge to ``shengji.engine``.
+Importing a submodule is not counted as importing its package's ``__init__`` (a package's face
+may import its own modules). Migrations are left out.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("games", "ladder", "accounts", "shengji_site", "proof")
+PACKAGES = ("shengji", "games", "ladder", "accounts", "shengji_site", "proof")
 
 Edges = dict[str, dict[str, str]]  # module -> {imported module: "path:line" of the import}
 

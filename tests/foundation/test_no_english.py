@@ -30,11 +30,11 @@ from django.utils.http import urlsafe_base64_encode
 from accounts.models import User
 from accounts.services import user_ban
 from games import services
-from games.engine import PRESETS
-from games.engine.rules import _CHOICES
 from games.models import Hand, Seat, Table
 from ladder.models import HandSettlement, LadderProfile
 from ladder.services import ladder_points_adjust, ladder_settle_hand
+from shengji.engine import PRESETS
+from shengji.engine.rules import _CHOICES
 from tests.games.helpers import FAST, deal_and_close, play_out, ranked_table, ready_all, seat_all
 from tests.games.test_i18n import po_entries
 from tests.https import HTTPS

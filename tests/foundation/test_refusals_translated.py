@@ -23,11 +23,11 @@ from django.utils import translation
 from accounts.models import User
 from accounts.services import user_ban
 from games import matchmaking, services
-from games.engine import HOUSE_RULE_OPTIONS
 from games.errors import ApplicationError
 from games.models import Table
 from ladder import errors as ladder_errors
 from ladder.services import ladder_points_adjust
+from shengji.engine import HOUSE_RULE_OPTIONS
 from tests.foundation.test_no_english import english_vocabulary, leftovers, visible_runs
 from tests.games.helpers import FAST, seat_all
 from tests.https import HTTPS, JSON

@@ -12,10 +12,10 @@ from django.test import Client
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, Table
 from ladder.services import ladder_points_adjust
+from shengji.engine import legal_actions
 from tests.https import HTTPS
 
 FAST = {"play_seconds": 30, "bury_seconds": 30, "bid_window_seconds": 0, "deal_interval_ms": 0}

@@ -12,9 +12,9 @@ from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
 from games import realtime
-from games.engine import legal_actions, view_for, view_public
 from games.handstate import load_state
 from games.models import Hand
+from shengji.engine import legal_actions, view_for, view_public
 from tests.games.test_table_socket import Peer, choose, connect, setup_table, start_hand, whose_turn
 
 pytestmark = [pytest.mark.django_db(transaction=True)]

@@ -18,13 +18,13 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import asyncdb, services
-from games.engine import HandState, format_cards
-from games.engine.friends import CALL_HELD, CALL_HELD_ALL, default_calls, format_calls
-from games.engine.hand import BURYING, PLAYING
-from games.engine.views import sample_bury
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Table
+from shengji.engine import HandState, format_cards
+from shengji.engine.friends import CALL_HELD, CALL_HELD_ALL, default_calls, format_calls
+from shengji.engine.hand import BURYING, PLAYING
+from shengji.engine.views import sample_bury
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 from tests.games.test_optimistic_move import mover
 from tests.games.test_table_socket import connect

@@ -13,9 +13,9 @@ from django.test.utils import CaptureQueriesContext
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
+from shengji.engine import legal_actions
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 
 

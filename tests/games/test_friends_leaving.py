@@ -16,11 +16,11 @@ from django.utils import translation
 
 from accounts.models import User
 from games import rules_words, services
-from games.engine import RuleSet
 from games.models import ChatLine, Hand, Match, Seat, Table
 from games.services.start import _rules_for
 from ladder.models import LedgerEntry
 from ladder.selectors import player_balance
+from shengji.engine import RuleSet
 from tests.games.helpers import (
     deal_and_close,
     fresh,

@@ -11,9 +11,9 @@ import pytest
 from django.test import Client
 
 from games import rules_words
-from games.engine import PRESETS
 from games.lobby import _lobby_tables
 from games.models import Table
+from shengji.engine import PRESETS
 from tests.games.helpers import logged_in, make_users
 from tests.https import HTTPS
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 from games import services
-from games.engine import HandRecord, legal_actions, replay_final, view_all, view_for
 from games.errors import ApplicationError
 from games.handstate import action_texts, forget_states, load_state, record_for
 from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
 from ladder.models import HandSettlement, LedgerEntry
+from shengji.engine import HandRecord, legal_actions, replay_final, view_all, view_for
 from tests.games.helpers import (
     act_as_bot_would,
     advance,

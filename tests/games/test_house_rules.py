@@ -13,10 +13,10 @@ import pytest
 from django.test import Client
 
 from games import rules_words, services
-from games.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
 from games.errors import ApplicationError
 from games.models import Table
 from ladder import selectors as ladder_selectors
+from shengji.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
 from tests.games.helpers import logged_in, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db

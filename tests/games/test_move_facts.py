@@ -17,13 +17,13 @@ from channels.layers import get_channel_layer
 
 from accounts.models import User
 from games import asyncdb, services
-from games.engine import replay_final, view_for
-from games.engine.hand import BURYING
 from games.handstate import action_texts, forget_states, kept_state, record_for, remember_state
 from games.models import Hand, Table
 from games.realtime import table_group
 from games.services.movefacts import forget_facts, known_facts, remember_facts
 from games.services.wrap_up import hand_wrap_up
+from shengji.engine import replay_final, view_for
+from shengji.engine.hand import BURYING
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 from tests.games.test_optimistic_move import first_legal, locking_move, log_of, mover
 

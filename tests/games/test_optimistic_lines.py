@@ -13,14 +13,14 @@ from asgiref.sync import async_to_sync
 
 from accounts.models import User
 from games import asyncdb, services
-from games.bots import choose_action
 from games.chat_words import NAMED_SEATS
-from games.engine import HandState, format_cards, legal_actions, parse_cards, view_for
-from games.engine.hand import PLAYING
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Table
 from games.services._common import SystemLine
 from games.services._moves import before_change, play_lines
+from shengji.bots import choose_action
+from shengji.engine import HandState, format_cards, legal_actions, parse_cards, view_for
+from shengji.engine.hand import PLAYING
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 from tests.games.test_optimistic_move import mover
 

@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from accounts.models import User
 from games import services
-from games.engine import HandState, legal_actions, view_for
 from games.errors import ApplicationError
 from games.handstate import forget_states, kept_state, load_state, remember_state
 from games.models import Action, Hand, Seat, Table
 from games.services.movefacts import known_facts
 from games.services.optimistic import Mover
+from shengji.engine import HandState, legal_actions, view_for
 from tests.games.helpers import deal_and_close, fresh, logged_in, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -13,12 +13,12 @@ from django.test import Client
 from django.urls import reverse
 
 from games import services
-from games.engine import HandRecord, replay_final
 from games.errors import ApplicationError
 from games.handstate import action_texts
 from games.models import Hand
 from games.replay import replay_steps_get
 from ladder.selectors import hand_replay_url
+from shengji.engine import HandRecord, replay_final
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, play_out, seat_all
 from tests.https import HTTPS
 

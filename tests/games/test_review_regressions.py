@@ -8,10 +8,10 @@ import pytest
 from django.test import Client
 
 from games import services
-from games.engine import legal_actions
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
+from shengji.engine import legal_actions
 from tests.games.helpers import (
     act_as_bot_would,
     advance,

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 from django.test import Client
 
-from games.engine import PRESETS, Trump, deal_sizes, kitty_multiplier, level_change, parse_cards
-from games.engine.rules import _CHOICES, default_decks
 from games.rules_page import BODIES
 from ladder.settlement import RATIO_PERCENT
 from ladder.titles import TITLES
+from shengji.engine import PRESETS, Trump, deal_sizes, kitty_multiplier, level_change, parse_cards
+from shengji.engine.rules import _CHOICES, default_decks
 from tests.https import HTTPS
 
 ROOT = Path(__file__).resolve().parents[2]

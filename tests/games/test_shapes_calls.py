@@ -10,10 +10,10 @@ import pytest
 
 from accounts.models import User
 from games import services
-from games.engine import Trump, format_cards, view_for
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand
+from shengji.engine import Trump, format_cards, view_for
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db

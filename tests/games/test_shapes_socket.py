@@ -13,7 +13,9 @@ import pytest
 from channels.db import database_sync_to_async
 
 from games import services
-from games.engine import (
+from games.handstate import action_texts, load_state, record_for
+from games.models import Action, Hand
+from shengji.engine import (
     Trump,
     format_cards,
     legal_follow,
@@ -22,8 +24,6 @@ from games.engine import (
     view_for,
     view_public,
 )
-from games.handstate import action_texts, load_state, record_for
-from games.models import Action, Hand
 from tests.games.helpers import deal_and_close, make_table, make_users, seat_all
 from tests.games.test_table_socket import Peer, connect
 

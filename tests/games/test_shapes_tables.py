@@ -13,10 +13,10 @@ import pytest
 
 from accounts.models import User
 from games import rules_words, selectors, services
-from games.engine.hand import level_slots
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Hand, Seat, Table
+from shengji.engine.hand import level_slots
 from tests.games.helpers import logged_in, make_table, make_users, ranked_table
 
 pytestmark = pytest.mark.django_db

@@ -9,10 +9,10 @@ import pytest
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand
+from shengji.engine import legal_actions
 from shengji_site.embedded import free_port
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 

@@ -15,10 +15,10 @@ from django.utils import timezone
 from accounts.models import User
 from games import selectors, services
 from games.chat_words import NAMED_SEATS
-from games.engine import parse_cards
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, HandPlayer, Seat, Table
 from games.services._common import SYSTEM_LINES
+from shengji.engine import parse_cards
 from tests.games.helpers import (
     act_as_bot_would,
     advance,
@@ -499,8 +499,8 @@ def test_a_lost_start_task_is_sent_again_by_the_sweeper(settings: Any) -> None:
 
 
 def test_the_leak_checker_passes_a_public_bid_in_params_and_catches_a_hidden_one() -> None:
-    from games.engine import format_cards
     from proof.leakcheck import Receiver
+    from shengji.engine import format_cards
     from tests.proof.test_hidden_info import engine_hand, leaks_of, view_frame
 
     states = engine_hand("ranked")

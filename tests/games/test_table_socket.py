@@ -11,7 +11,11 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
 from games import services
-from games.engine import (
+from games.handstate import action_texts, record_for
+from games.models import Hand, Seat
+from ladder.models import HandSettlement
+from proof.fuzz import session_headers
+from shengji.engine import (
     Trump,
     format_cards,
     legal_follow,
@@ -20,10 +24,6 @@ from games.engine import (
     view_for,
     view_public,
 )
-from games.handstate import action_texts, record_for
-from games.models import Hand, Seat
-from ladder.models import HandSettlement
-from proof.fuzz import session_headers
 from shengji_site.asgi import application
 from tests.games.helpers import make_table, make_users
 

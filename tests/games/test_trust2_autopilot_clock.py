@@ -12,9 +12,9 @@ import pytest
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Action, Hand
+from shengji.engine import legal_actions
 from tests.games.helpers import advance, deal_and_close, fresh, make_users, ranked_table, ready_all
 
 pytestmark = pytest.mark.django_db

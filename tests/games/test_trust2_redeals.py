@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.engine.hand import MAX_REDEALS
 from games.handstate import load_state
 from games.models import Action
+from shengji.engine.hand import MAX_REDEALS
 from tests.games.helpers import advance, fresh, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db

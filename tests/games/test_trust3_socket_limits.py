@@ -23,10 +23,10 @@ from channels.testing import WebsocketCommunicator
 
 from games import handstate, ratelimits
 from games.consumers import FLOOD_CLOSE, TAKEN_BEFORE_YIELD, failure_frame
-from games.engine import IllegalPlayError, InvalidRecordError
 from games.errors import ApplicationError
 from games.models import Action, Hand
 from proof.fuzz import session_headers
+from shengji.engine import IllegalPlayError, InvalidRecordError
 from shengji_site.asgi import application
 from shengji_site.consumers import LOBBY_BURST
 from shengji_site.routing import websocket_routes

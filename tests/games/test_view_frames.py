@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta, timezone
 import orjson
 import pytest
 
-from games.engine import HandState, RuleSet, view_for, view_public
-from games.engine.hand import new_hand
 from games.realtime import encode_views, hand_view_message, views_message
+from shengji.engine import HandState, RuleSet, view_for, view_public
+from shengji.engine.hand import new_hand
 
 
 def a_hand() -> HandState:

@@ -14,13 +14,13 @@ from django.test import Client
 
 from accounts.models import User
 from games import services
-from games.engine import legal_actions
 from games.handstate import load_state
 from games.models import Hand, HandPlayer, Table
 from games.services import hands
 from games.services.wrap_up import wrapped_up
 from games.tasks import sweep
 from ladder.models import HandSettlement, LedgerEntry
+from shengji.engine import legal_actions
 from tests.games.helpers import (
     act_as_bot_would,
     deal_and_close,

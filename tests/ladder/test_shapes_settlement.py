@@ -15,9 +15,6 @@ from typing import Any
 
 import pytest
 
-from games.engine.hand import new_hand
-from games.engine.random_play import play_random
-from games.engine.rules import preset
 from ladder.errors import ApplicationError
 from ladder.settlement import (
     ESCAPE_PENALTIES,
@@ -33,6 +30,9 @@ from ladder.settlement import (
     settle_hand,
     steps,
 )
+from shengji.engine.hand import new_hand
+from shengji.engine.random_play import play_random
+from shengji.engine.rules import preset
 
 FEES = FeeSchedule()
 RICH = 10**9

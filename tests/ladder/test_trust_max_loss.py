@@ -13,7 +13,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from games.engine import PRESET_NAMES, preset
 from ladder.settlement import (
     ESCAPE_PENALTIES,
     HOUSE_KINDS,
@@ -27,6 +26,7 @@ from ladder.settlement import (
     max_hand_loss,
     settle_hand,
 )
+from shengji.engine import PRESET_NAMES, preset
 
 RICH = {seat: SeatState(human=True, balance=10**12, title_points=0) for seat in range(4)}
 # Every band of RULES.md §5.6 (and past the settled-levels cap, and absurdly past it).

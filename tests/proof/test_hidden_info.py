@@ -15,7 +15,11 @@ from typing import Any
 import pytest
 
 from games import selectors
-from games.engine import (
+from games.handstate import forget_states
+from games.models import Hand
+from proof.leakcheck import Checker, Grant, HandTruth, Receiver, check_frames
+from proof.leakdrill import drill, standard_plans
+from shengji.engine import (
     FailedThrow,
     HandState,
     format_cards,
@@ -27,10 +31,6 @@ from games.engine import (
     view_for,
     view_public,
 )
-from games.handstate import forget_states
-from games.models import Hand
-from proof.leakcheck import Checker, Grant, HandTruth, Receiver, check_frames
-from proof.leakdrill import drill, standard_plans
 from tests.games.helpers import advance, make_table, make_users, seat_all
 
 # --- hands built with the engine alone -----------------------------------------------------------

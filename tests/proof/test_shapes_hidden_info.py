@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest
 
-from games.engine import HandState, legal_actions, new_hand, preset, view_for, view_public
 from proof.leakcheck import Checker, HandTruth, Receiver, check_frames
 from proof.leakdrill import drill, shape_plans
+from shengji.engine import HandState, legal_actions, new_hand, preset, view_for, view_public
 
 HAND_ID = 11
 SHAPES = [(6, "friends"), (8, "friends"), (6, "tractor"), (8, "tractor")]

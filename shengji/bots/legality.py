@@ -1,0 +1,189 @@
+"""Legality run: ``python -m shengji.bots.legality --bot basic --hands 10000 --jobs 2
+[--shape 6/3/friends]``.
+
+Plays whole matches with the same bot in every seat, the presets taken in turn (hand ``i``
+under ``PRESET_NAMES[i % 5]``, each preset in its own succession of matches, so first hands
+with bidding for the dealer and later hands at every level occur), at the table shape
+``players/decks/mode`` (default ``4/2/tractor``, the classic table). Every bid, call, bury
+and play a bot returns is checked with the engine's ``check_action`` before it is applied;
+after each hand the engine's self-play invariants (cards and points conserved) and the
+replay of the hand's record are checked. Prints one JSON line; exits 1 when any action was
+refused. ``--max-seconds S`` starts no hand after S seconds (the line then gives the hands
+completed and ``"stopped": true``); ``--progress N`` prints the counts so far to stderr every
+N hands of each process. ``--first F`` plays only the hands numbered ``F`` to ``hands - 1``, so a
+long run can be made in parts that together are the run of ``--hands`` alone (hands are
+numbered, seeded and given presets alike; a part starts its matches afresh).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from multiprocessing import get_context
+from typing import Any
+
+from shengji.bots import BOTS, make_bot
+from shengji.bots.match import derive_seed, shaped
+from shengji.bots.play import HandStats, play_hand
+from shengji.bots.search import SearchBudget
+from shengji.engine.match import Match
+from shengji.engine.rules import PRESET_NAMES, RuleSet, preset
+from shengji.engine.selfplay import check_invariants, check_replay
+
+CLASSIC = "4/2/tractor"
+SHAPES = (
+    "5/2/friends",
+    "6/3/friends",
+    "6/3/tractor",
+    "7/3/friends",
+    "8/4/friends",
+    "8/4/tractor",
+)
+"""The table shapes of issue 31's legality figures."""
+
+
+def shape_rules(name: str, shape: str) -> RuleSet:
+    """Preset ``name`` at the table ``shape`` (``players/decks/mode``)."""
+    if shape == CLASSIC:
+        return preset(name)
+    players, decks, mode = shape.split("/")
+    return shaped(preset(name), int(players), int(decks), mode)
+
+
+def run_part(
+    bot: str,
+    hands: Sequence[int],
+    seed: int,
+    budget: SearchBudget,
+    shape: str = CLASSIC,
+    stop_at: float | None = None,
+    progress: int = 0,
+) -> dict[str, Any]:
+    """Play the hands numbered ``hands`` (see the module doc); the counts of this part. No
+    hand is started after ``stop_at`` (``time.time()``)."""
+    matches: dict[str, Match] = {}
+    counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
+    counts["stopped"] = False
+    started = time.perf_counter()
+    for number in hands:
+        if stop_at is not None and time.time() >= stop_at:
+            counts["stopped"] = True
+            break
+        name = PRESET_NAMES[number % len(PRESET_NAMES)]
+        match = matches.get(name)
+        if match is None or match.over:
+            rules = shape_rules(name, shape)
+            match_seed = (
+                derive_seed(seed, name, number)
+                if shape == CLASSIC
+                else derive_seed(seed, name, shape, number)
+            )
+            match = Match(rules, match_seed)
+            matches[name] = match
+        state = match.start_hand()
+        players = int(getattr(state, "players", 4))
+        bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(players)]
+        stats = HandStats()
+        play_hand(state, bots, stats)
+        match.finish_hand()
+        check_invariants(state)
+        check_replay(state)
+        counts["hands"] += 1
+        counts["actions_checked"] += stats.checked
+        counts["decisions"] += sum(len(t) for t in stats.times)
+        counts["refused"] += [(name, number, *r) for r in stats.refused]
+        if progress and counts["hands"] % progress == 0:
+            so_far = {**counts, "refused": len(counts["refused"])}
+            so_far["seconds"] = round(time.perf_counter() - started, 1)
+            print(json.dumps({"bot": bot, "shape": shape, **so_far}), file=sys.stderr, flush=True)
+    counts["seconds"] = time.perf_counter() - started
+    return counts
+
+
+Part = tuple[str, list[int], int, SearchBudget, str, float | None, int]
+
+
+def _part(args: Part) -> dict[str, Any]:
+    return run_part(*args)
+
+
+def run(
+    bot: str,
+    hands: int,
+    seed: int,
+    jobs: int,
+    budget: SearchBudget,
+    shape: str = CLASSIC,
+    max_seconds: float | None = None,
+    progress: int = 0,
+    first: int = 0,
+) -> dict[str, Any]:
+    numbers = list(range(first, hands))
+    stop_at = None if max_seconds is None else time.time() + max_seconds
+    # Each process keeps whole matches: hand numbers are dealt out by preset blocks.
+    parts: list[Part] = [
+        (bot, numbers[j::jobs], seed, budget, shape, stop_at, progress) for j in range(jobs)
+    ]
+    started = time.perf_counter()
+    if jobs <= 1:
+        results = [_part(parts[0])]
+    else:
+        with get_context("fork").Pool(jobs) as pool:
+            results = pool.map(_part, parts)
+    refused = [r for part in results for r in part["refused"]]
+    return {
+        "bot": bot,
+        "shape": shape,
+        "seed": seed,
+        "hands": sum(p["hands"] for p in results),
+        "hands_asked": len(numbers),
+        "first": first,
+        "stopped": any(p["stopped"] for p in results),
+        "presets": list(PRESET_NAMES),
+        "actions_checked": sum(p["actions_checked"] for p in results),
+        "decisions": sum(p["decisions"] for p in results),
+        "refused": len(refused),
+        "first_refused": refused[:10],
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m shengji.bots.legality", description=__doc__)
+    parser.add_argument("--bot", default="basic", choices=BOTS)
+    parser.add_argument("--hands", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--search-samples", type=int, default=8)
+    parser.add_argument("--search-ms", type=float, default=0.0, help="0: no time limit")
+    parser.add_argument("--search-candidates", type=int, default=SearchBudget().candidates)
+    parser.add_argument("--shape", default=CLASSIC, help="players/decks/mode, e.g. 6/3/friends")
+    parser.add_argument("--max-seconds", type=float, default=None, help="start no hand after")
+    parser.add_argument("--progress", type=int, default=0, help="counts to stderr every N hands")
+    parser.add_argument("--first", type=int, default=0, help="first hand number to play")
+    args = parser.parse_args(argv)
+    budget = SearchBudget(
+        max_samples=args.search_samples,
+        max_ms=args.search_ms or None,
+        candidates=args.search_candidates,
+    )
+    figures = run(
+        args.bot,
+        args.hands,
+        args.seed,
+        args.jobs,
+        budget,
+        args.shape,
+        args.max_seconds,
+        args.progress,
+        args.first,
+    )
+    print(json.dumps(figures), flush=True)
+    return 1 if figures["refused"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
