@@ -3,6 +3,20 @@ here too for accounts and the ladder."""
 
 from __future__ import annotations
 
-from games.errors import ApplicationError, validation_message
+from collections.abc import Iterator
+from contextlib import contextmanager
 
-__all__ = ["ApplicationError", "validation_message"]
+from games.errors import ApplicationError, validation_message
+from shengji.settlement import SettlementError
+
+__all__ = ["ApplicationError", "settlement_refusals", "validation_message"]
+
+
+@contextmanager
+def settlement_refusals() -> Iterator[None]:
+    """The core's refusals of an outcome or a ruleset (``shengji.settlement.SettlementError``)
+    as the site's ApplicationError, with the same code, message and fields."""
+    try:
+        yield
+    except SettlementError as error:
+        raise ApplicationError(error.code, error.message, **error.fields) from error

@@ -1,5 +1,5 @@
 """What an escape costs now and the house's fees in force: the settlement's own arithmetic
-(``ladder.settlement``) read with the site's settings, for the table page's escape warning
+(``shengji.settlement``) read with the site's settings, for the table page's escape warning
 (``games.selectors``) and for the ladder's selectors and services. Imports nothing of
 ``games``, so the table's reads may use it."""
 
@@ -10,7 +10,8 @@ from typing import Any
 
 from django.conf import settings
 
-from ladder.settlement import FeeSchedule, escaper_charge, outcome_from_record
+from ladder.errors import settlement_refusals
+from shengji.settlement import FeeSchedule, escaper_charge, outcome_from_record
 
 
 def fee_schedule() -> FeeSchedule:
@@ -40,17 +41,18 @@ def escape_cost_now(
     (docs/LADDER.md, "What an escape costs")."""
     if practice:
         return 0
-    outcome = outcome_from_record(
-        status="escaped",
-        result={},
-        ruleset=ruleset,
-        stake=stake,
-        dealer=None,
-        hand_levels=levels,
-        hand_wrapped=wrapped,
-        escaped_seats=[0],
-        absent_seats=[],
-        fees=fee_schedule(),
-        ranked=ranked,
-    )
-    return escaper_charge(outcome)
+    with settlement_refusals():
+        outcome = outcome_from_record(
+            status="escaped",
+            result={},
+            ruleset=ruleset,
+            stake=stake,
+            dealer=None,
+            hand_levels=levels,
+            hand_wrapped=wrapped,
+            escaped_seats=[0],
+            absent_seats=[],
+            fees=fee_schedule(),
+            ranked=ranked,
+        )
+        return escaper_charge(outcome)

@@ -13,9 +13,9 @@ from django.db.models import Q
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from ladder import settlement
 from ladder.rating import MODEL
 from ladder.titles import Title, title_for
+from shengji import settlement
 
 
 class LadderProfile(models.Model):

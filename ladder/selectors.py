@@ -26,11 +26,12 @@ from accounts.models import User
 from games import ratelimits
 from games.models import Hand, HandPlayer
 from games.selectors import hands_visible_to
-from ladder.errors import ApplicationError
+from ladder.errors import ApplicationError, settlement_refusals
 from ladder.escapes import escape_cost_now as escape_cost_now
 from ladder.escapes import fee_schedule as fee_schedule
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange, ReliefClaim
-from ladder.settlement import (
+from ladder.titles import Title, title_for
+from shengji.settlement import (
     ESCAPE_COMPENSATION,
     HOUSE_KINDS,
     SHORTFALL,
@@ -41,7 +42,6 @@ from ladder.settlement import (
     rule_options,
     ruleset_name,
 )
-from ladder.titles import Title, title_for
 
 
 def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: int = 0) -> int:
@@ -58,14 +58,15 @@ def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: 
         service_percent=fees.service_percent,
         fixed_escape=fees.fixed_escape,
     )
-    most = max_hand_loss(
-        settlement=str(options["settlement"]),
-        escape_penalty=str(options["escape_penalty"]),
-        stake=stake,
-        fees=fees,
-        players=int(options.get("players", 4)),
-        mode=str(options.get("mode", "tractor")),
-    )
+    with settlement_refusals():
+        most = max_hand_loss(
+            settlement=str(options["settlement"]),
+            escape_penalty=str(options["escape_penalty"]),
+            stake=stake,
+            fees=fees,
+            players=int(options.get("players", 4)),
+            mode=str(options.get("mode", "tractor")),
+        )
     return max(most, min_balance)
 
 
@@ -73,9 +74,10 @@ def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
     """(least, most) table points an escaper (or a player away at the hand's end) pays at a
     table of these rules and stake, under the fees in force (RULES.md §7)."""
     options = rule_options(ruleset)
-    return escape_charge_range(
-        str(options["settlement"]), str(options["escape_penalty"]), stake, fee_schedule()
-    )
+    with settlement_refusals():
+        return escape_charge_range(
+            str(options["settlement"]), str(options["escape_penalty"]), stake, fee_schedule()
+        )
 
 
 def player_balance(*, user: User) -> int:

@@ -20,7 +20,7 @@ from accounts.models import User
 from games import ratelimits
 from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
-from ladder.errors import ApplicationError
+from ladder.errors import ApplicationError, settlement_refusals
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange, ReliefClaim
 from ladder.selectors import (
     fee_schedule,
@@ -28,7 +28,7 @@ from ladder.selectors import (
     relief_claimed_today,
     relief_claimed_today_from,
 )
-from ladder.settlement import (
+from shengji.settlement import (
     HandOutcome,
     Line,
     SeatState,
@@ -306,21 +306,24 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
             entries=list(LedgerEntry.objects.filter(hand_id=hand_id).order_by("id")),
             rating_changes=list(RatingChange.objects.filter(hand_id=hand_id).order_by("id")),
         )
-    seat_count, _decks, _mode = record_shape(hand.result or {}, rule_options(hand.ruleset or {}))
+    with settlement_refusals():
+        options = rule_options(hand.ruleset or {})
+        seat_count, _decks, _mode = record_shape(hand.result or {}, options)
     players = _hand_players(hand, seat_count)
-    outcome = outcome_from_record(
-        status=hand.status,
-        result=hand.result,
-        ruleset=hand.ruleset or {},
-        stake=hand.match.table.stake,
-        dealer=hand.dealer,
-        hand_levels=hand.levels,
-        hand_wrapped=getattr(hand, "wrapped", None),  # a column the games app adds later
-        escaped_seats=[p.seat for p in players.values() if p.escaped],
-        absent_seats=[p.seat for p in players.values() if p.absent_at_end],
-        fees=fee_schedule(),
-        ranked=hand.match.table.ranked,
-    )
+    with settlement_refusals():
+        outcome = outcome_from_record(
+            status=hand.status,
+            result=hand.result,
+            ruleset=hand.ruleset or {},
+            stake=hand.match.table.stake,
+            dealer=hand.dealer,
+            hand_levels=hand.levels,
+            hand_wrapped=getattr(hand, "wrapped", None),  # a column the games app adds later
+            escaped_seats=[p.seat for p in players.values() if p.escaped],
+            absent_seats=[p.seat for p in players.values() if p.absent_at_end],
+            fees=fee_schedule(),
+            ranked=hand.match.table.ranked,
+        )
     ranked = hand.match.table.ranked and outcome.is_classic
     now = timezone.now()
     if any(p.user_id is None for p in players.values()):
@@ -333,7 +336,8 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
         )
         return SettlementResult(hand_id=hand.pk, created=True, entries=[], rating_changes=[])
     profiles = _profiles_locked(p.user_id for p in players.values() if p.user_id)
-    lines = settle_hand(outcome, _seat_states(players, profiles))
+    with settlement_refusals():
+        lines = settle_hand(outcome, _seat_states(players, profiles))
     if not ranked:
         lines = [line for line in lines if not line.is_title]
     entries = _entries_for(lines, hand, players, profiles, now)

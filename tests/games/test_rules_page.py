@@ -10,10 +10,10 @@ import pytest
 from django.test import Client
 
 from games.rules_page import BODIES
-from ladder.settlement import RATIO_PERCENT
 from ladder.titles import TITLES
 from shengji.engine import PRESETS, Trump, deal_sizes, kitty_multiplier, level_change, parse_cards
 from shengji.engine.rules import _CHOICES, default_decks
+from shengji.settlement import RATIO_PERCENT
 from tests.https import HTTPS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,8 +17,9 @@ from games.models import Hand, Match, Seat, Table
 from games.services.start import _rules_for
 from ladder import selectors as ladder_selectors
 from ladder.models import LedgerEntry
-from ladder.settlement import RANKS, RATIO_PERCENT, percent_of
 from shengji.engine import PRESET_NAMES, preset
+from shengji.engine.cards import RANKS
+from shengji.settlement import RATIO_PERCENT, percent_of
 from tests.games.helpers import make_table, make_users, ranked_table, ready_all
 from tests.https import HTTPS
 

@@ -25,7 +25,8 @@ from games.models import Hand
 from ladder.models import LadderProfile, LedgerEntry
 from ladder.selectors import escape_cost_now, player_balance
 from ladder.services import ladder_points_adjust, ladder_relief_claim, ladder_settle_hand
-from ladder.settlement import RANKS, HandOutcome, SeatState, relief_grant, settle_hand, table_net
+from shengji.engine.cards import RANKS
+from shengji.settlement import HandOutcome, SeatState, relief_grant, settle_hand, table_net
 from tests.https import HTTPS
 from tests.ladder.helpers import RULESETS, make_hand, make_users
 

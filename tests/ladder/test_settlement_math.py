@@ -6,13 +6,13 @@ from typing import TypedDict, Unpack
 
 import pytest
 
-from ladder.errors import ApplicationError
-from ladder.settlement import (
+from shengji.settlement import (
     FeeSchedule,
     HandOutcome,
     Line,
     SeatState,
-    level_change,
+    SettlementError,
+    defenders_win,
     outcome_from_record,
     percent_of,
     ratio_percent,
@@ -92,7 +92,7 @@ def kinds(lines: list[Line], seat: int | None) -> dict[str, int]:
     ],
 )  # fmt: skip
 def test_level_change_bands(points: int, expected: tuple[bool, int]) -> None:
-    assert level_change(points) == expected
+    assert defenders_win(points, 2) == expected
 
 
 @pytest.mark.parametrize(
@@ -426,7 +426,7 @@ def test_split_proportionally() -> None:
 
 
 def test_outcome_refuses_a_winner_that_contradicts_the_points() -> None:
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         normal(attacker_points=60, winner_side=1)
     assert error.value.code == "outcome_invalid"
     assert error.value.fields["field"] == "winner_side"
@@ -457,7 +457,7 @@ def test_outcome_validation(changes: dict[str, object], field: str) -> None:
         "attacker_points": 60,
     }
     base.update(changes)
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         HandOutcome(**base)  # type: ignore[arg-type]
     assert error.value.code == "outcome_invalid"
     assert error.value.fields["field"] == field
@@ -516,7 +516,7 @@ def test_outcome_from_record_takes_the_escaper_from_the_seats() -> None:
 def test_outcome_from_record_errors(
     status: str, result: dict[str, object] | None, ruleset: dict[str, str], code: str
 ) -> None:
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         outcome_from_record(
             status=status,
             result=result,

@@ -6,10 +6,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladder.settlement import (
+from shengji.engine.cards import RANKS
+from shengji.settlement import (
     ESCAPE_PENALTIES,
     FEE,
-    RANKS,
     SERVICE_FEE,
     SETTLEMENTS,
     HandOutcome,

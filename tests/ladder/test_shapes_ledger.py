@@ -29,11 +29,11 @@ from games.models import Hand, HandPlayer, Match, Seat, Table
 from games.services.wrap_up import hand_wrap_up
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.selectors import fee_schedule, player_shape_stats
-from ladder.settlement import SeatState, outcome_from_record, settle_hand
 from shengji.engine.actions import leave
 from shengji.engine.hand import HandState, new_hand
 from shengji.engine.random_play import play_random
 from shengji.engine.rules import RuleSet, preset
+from shengji.settlement import SeatState, outcome_from_record, settle_hand
 from tests.https import HTTPS
 from tests.ladder.helpers import make_users
 

@@ -15,8 +15,10 @@ from typing import Any
 
 import pytest
 
-from ladder.errors import ApplicationError
-from ladder.settlement import (
+from shengji.engine.hand import new_hand
+from shengji.engine.random_play import play_random
+from shengji.engine.rules import preset
+from shengji.settlement import (
     ESCAPE_PENALTIES,
     HOUSE_KINDS,
     SETTLEMENTS,
@@ -24,15 +26,13 @@ from ladder.settlement import (
     HandOutcome,
     Line,
     SeatState,
+    SettlementError,
     max_hand_loss,
     outcome_from_record,
     ratio_gross,
     settle_hand,
     steps,
 )
-from shengji.engine.hand import new_hand
-from shengji.engine.random_play import play_random
-from shengji.engine.rules import preset
 
 FEES = FeeSchedule()
 RICH = 10**9
@@ -241,7 +241,7 @@ def test_a_friend_who_escapes_pays_the_house_and_nobody_at_the_table_gains(
 
 def test_escape_compensation_to_players_is_refused_at_a_bigger_table() -> None:
     """Only a ranked table (four players, two decks) pays an escape penalty to players."""
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         HandOutcome(
             kind="escape", settlement="ratio", escape_penalty="nine_stakes", stake=100,
             compensation="players", players=6, decks=3, escaper_seat=1,
@@ -363,13 +363,13 @@ def test_a_bad_outcome_is_refused_with_its_field(changes: dict[str, Any], field:
         compensation="house", players=5, mode="friends", dealer=0, defenders=(0, 3),
         attacker_points=0, levels_at_start=("2",) * 5, wrapped=(False,) * 5,
     )  # fmt: skip
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         HandOutcome(**{**fields, **changes})
     assert error.value.code == "outcome_invalid" and error.value.fields["field"] == field
 
 
 def test_a_result_and_rules_of_different_shapes_are_refused() -> None:
-    with pytest.raises(ApplicationError) as error:
+    with pytest.raises(SettlementError) as error:
         outcome_from_record(
             status="finished", result={"attacker_points": 0, "players": 6}, ruleset={
                 "settlement": "ratio", "escape_penalty": "triple", "players": 8},

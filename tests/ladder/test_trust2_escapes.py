@@ -18,9 +18,9 @@ from games import services
 from games.models import Hand, Seat
 from ladder.models import LedgerEntry
 from ladder.selectors import player_balance
-from ladder.settlement import (
+from shengji.engine.cards import RANKS
+from shengji.settlement import (
     ESCAPE_PENALTIES,
-    RANKS,
     SETTLEMENTS,
     HandOutcome,
     SeatState,

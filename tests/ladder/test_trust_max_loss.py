@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ladder.settlement import (
+from shengji.engine import PRESET_NAMES, preset
+from shengji.engine.cards import RANKS
+from shengji.settlement import (
     ESCAPE_PENALTIES,
     HOUSE_KINDS,
     LEVELS_SETTLED_MAX,
-    RANKS,
     SETTLEMENTS,
     FeeSchedule,
     HandOutcome,
@@ -26,7 +27,6 @@ from ladder.settlement import (
     max_hand_loss,
     settle_hand,
 )
-from shengji.engine import PRESET_NAMES, preset
 
 RICH = {seat: SeatState(human=True, balance=10**12, title_points=0) for seat in range(4)}
 # Every band of RULES.md §5.6 (and past the settled-levels cap, and absurdly past it).
@@ -177,7 +177,7 @@ def test_any_scheme_and_penalty_stays_within_the_bound_and_the_house_never_pays(
 
 
 def test_unknown_rules_are_refused() -> None:
-    from ladder.errors import ApplicationError
+    from shengji.settlement import SettlementError
 
-    with pytest.raises(ApplicationError):
+    with pytest.raises(SettlementError):
         max_hand_loss(settlement="poker", escape_penalty="none", stake=10)

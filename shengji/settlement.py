@@ -3,6 +3,9 @@
 RULES.md §6 (ratio, levels, table, stake_steps; title points) and §7 (escapes, absent players).
 Nothing here touches the database: `ladder.services.ladder_settle_hand` reads the hand, builds
 the outcome with `outcome_from_record`, calls `settle_hand` and writes the lines it returns.
+The levels and ranks are the engine's (`shengji.engine.level_change`, `RANKS`); a refused outcome
+is a `SettlementError`, which the ladder gives the site as its ApplicationError
+(`ladder.errors.settlement_refusals`).
 
 A line is `(seat, kind, amount)`; `seat` None is the house. Table-point lines of one hand always
 sum to zero, and the house only ever receives (fees, and what an escaper pays beyond what the
@@ -22,9 +25,9 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ladder.errors import ApplicationError
+from shengji.engine.cards import RANKS
+from shengji.engine.scoring import DEFENDERS, level_change
 
-RANKS = "23456789TJQKA"
 SEATS = (0, 1, 2, 3)  # a classic hand's (and every ranked hand's) seats
 # Table shapes (RULES-SPEC.md §9.1): 4–8 players, 2–4 decks; tractor with fixed sides (even
 # players), or 找朋友 (5–8 players) whose sides are the dealer with their friends and the rest.
@@ -220,12 +223,12 @@ class HandOutcome:
             )
         object.__setattr__(self, "defenders", side)
         attacker_points = _checked_points(self.attacker_points)
-        defenders_win, levels = level_change(attacker_points, self.decks)
+        defenders_won, levels = defenders_win(attacker_points, self.decks)
         if self.levels_gained is not None and self.levels_gained != levels:
             raise _invalid(
                 "levels_gained", f"{attacker_points} attacker points give {levels} levels"
             )
-        if self.small_side_bonus and not defenders_win:
+        if self.small_side_bonus and not defenders_won:
             raise _invalid("small_side_bonus", "only defenders who win get the small-side bonus")
         object.__setattr__(self, "levels_gained", levels)
         self._check_winning_seats()
@@ -259,8 +262,8 @@ class HandOutcome:
                 raise _invalid("levels_gained", "defenders go up at least 1 level (RULES.md §5.6)")
             return
         attacker_points = _checked_points(self.attacker_points)
-        defenders_win, levels = level_change(attacker_points, self.decks)
-        winner = self.dealer_side if defenders_win else 1 - self.dealer_side
+        defenders_won, levels = defenders_win(attacker_points, self.decks)
+        winner = self.dealer_side if defenders_won else 1 - self.dealer_side
         if self.winner_side is not None and self.winner_side != winner:
             raise _invalid(
                 "winner_side", f"{attacker_points} attacker points make side {winner} win"
@@ -294,8 +297,8 @@ class HandOutcome:
         if self.mode == "friends":
             side = self.defenders or ()
             attackers = tuple(seat for seat in seats if seat not in side)
-            defenders_win = level_change(self.attacker_points or 0, self.decks)[0]
-            return (side, attackers) if defenders_win else (attackers, side)
+            defenders_won = defenders_win(self.attacker_points or 0, self.decks)[0]
+            return (side, attackers) if defenders_won else (attackers, side)
         winner = self.winner_side
         return (
             tuple(seat for seat in seats if seat % 2 == winner),
@@ -355,29 +358,26 @@ class Line:
 # Small rules
 
 
-def level_change(attacker_points: int, decks: int = 2) -> tuple[bool, int]:
-    """(defenders win?, levels the winner goes up) from the attackers' points (RULES.md §5.6;
-    RULES-SPEC.md §9.2 Scoring: the step is 20 × decks, 40 for two decks)."""
-    step = 20 * decks
-    if attacker_points == 0:
-        return True, 3
-    if attacker_points < step:
-        return True, 2
-    if attacker_points < 2 * step:
-        return True, 1
-    return False, (attacker_points - 2 * step) // step
+class SettlementError(ValueError):
+    """A refused outcome or ruleset: ``code`` is stable (``outcome_invalid``, ``ruleset_invalid``,
+    ``hand_not_finished``), the message is English for people, ``fields`` name what is wrong."""
+
+    def __init__(self, code: str, message: str, **fields: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.fields = fields
+
+
+def defenders_win(attacker_points: int, decks: int) -> tuple[bool, int]:
+    """(defenders win?, levels the winner goes up): the engine's `level_change` (RULES-SPEC.md
+    §5.6, §9.2 Scoring) read as the settlement needs it."""
+    winner, levels = level_change(attacker_points, decks)
+    return winner == DEFENDERS, levels
 
 
 def rank_index(rank: str) -> int:
     return RANKS.index(rank)
-
-
-def side_of(seat: int) -> int:
-    return seat % 2
-
-
-def side_seats(side: int) -> tuple[int, int]:
-    return (side, side + 2)
 
 
 def percent_of(amount: int, percent: int) -> int:
@@ -980,7 +980,7 @@ def outcome_from_record(
     any table of another shape than four players, two decks, tractor (ranked tables are only
     that shape; docs/LADDER.md, "Bigger tables")."""
     if status == "playing":
-        raise ApplicationError("hand_not_finished", "the hand is still being played")
+        raise SettlementError("hand_not_finished", "the hand is still being played")
     result = dict(result or {})
     ruleset = rule_options(ruleset)
     players, decks, mode = record_shape(result, ruleset)
@@ -1113,7 +1113,7 @@ def ruleset_name(ruleset: Mapping[str, Any], default: str = "") -> str:
 def _rule(ruleset: Mapping[str, Any], key: str) -> str:
     value = ruleset.get(key)
     if value is None:
-        raise ApplicationError("ruleset_invalid", f"the hand's ruleset has no {key!r}", field=key)
+        raise SettlementError("ruleset_invalid", f"the hand's ruleset has no {key!r}", field=key)
     return str(value)
 
 
@@ -1161,5 +1161,5 @@ def _check_seat(name: str, value: object, players: int = 4) -> None:
         raise _invalid(name, f"{name} {value!r} is not a seat 0–{players - 1}")
 
 
-def _invalid(name: str, message: str) -> ApplicationError:
-    return ApplicationError("outcome_invalid", message, field=name)
+def _invalid(name: str, message: str) -> SettlementError:
+    return SettlementError("outcome_invalid", message, field=name)
