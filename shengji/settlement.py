@@ -756,7 +756,7 @@ def max_hand_loss(
     """The most one hand, played out or escaped, can take from a seat's table points: a loss
     played to the end and then the escape penalty as a player absent at the end (RULES.md §7).
     A player may sit, and a hand may start, only when every human holds at least this (docs/
-    LADDER.md); `tests/ladder/test_trust_max_loss.py` and `test_shapes_settlement.py` check
+    LADDER.md); `tests/settlement/test_trust_max_loss.py` and `test_shapes_settlement.py` check
     that no outcome takes more."""
     _check_choice("settlement", settlement, SETTLEMENTS)
     _check_choice("escape_penalty", escape_penalty, ESCAPE_PENALTIES)
