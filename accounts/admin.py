@@ -12,17 +12,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from rest_framework.authtoken.models import TokenProxy
 
+from accounts.admin_words import TranslatedPermissions
+from accounts.errors import ApplicationError
 from accounts.forms import AdminLoginForm, ReasonForm
 from accounts.models import BanRecord, User
 from accounts.services import user_ban, user_unban
-from ladder.errors import ApplicationError
-from shengji_site.admin_words import TranslatedPermissions
 
 # An API token is a password: DRF's token admin lists every key (and names each token by its
 # key), and a look at it is enough to act as anyone. Players make and replace their own tokens
 # (/accounts/token/); a ban deletes them. No admin page for them.
 admin.site.unregister(TokenProxy)
-# Locked out after too many failed log-ins (games/ratelimits.py): the admin's form says so.
+# Locked out after too many failed log-ins (accounts/ratelimits.py): the admin's form says so.
 admin.site.login_form = AdminLoginForm
 # Groups as Django has them, their permissions named in the admin's language.
 admin.site.unregister(Group)

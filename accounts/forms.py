@@ -16,8 +16,8 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import ApplicationError
 from accounts.suspension import TellsWhenSuspended
-from ladder.errors import ApplicationError
 
 
 class ServiceErrorsMixin:
@@ -92,7 +92,7 @@ class ReasonForm(forms.Form):
 
 
 def too_many_attempts(wait_s: int) -> forms.ValidationError:
-    """Refused by a rate limit (games/ratelimits.py): say when to try again."""
+    """Refused by a rate limit (accounts/ratelimits.py): say when to try again."""
     return forms.ValidationError(
         _("Too many attempts: try again in %(minutes)s min."),
         code="too_many_attempts",
@@ -102,7 +102,7 @@ def too_many_attempts(wait_s: int) -> forms.ValidationError:
 
 class SaysWhenLockedOut:
     """A log-in form whose refusal for too many failed tries says so, not "wrong password"
-    (the check itself is in the authentication backend, games/ratelimits.py)."""
+    (the check itself is in the authentication backend, accounts/ratelimits.py)."""
 
     request: HttpRequest | None
 

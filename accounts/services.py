@@ -12,9 +12,9 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework.authtoken.models import Token
 
 from accounts import names
+from accounts.errors import ApplicationError, validation_message
+from accounts.events import account_listed, account_opened
 from accounts.models import BanRecord, User, name_taken
-from ladder.errors import ApplicationError, validation_message
-from ladder.services import ladder_profile_open, ladder_profile_set_listed
 
 LANGUAGE_CODES = tuple(code for code, _name in settings.LANGUAGES)
 
@@ -71,7 +71,7 @@ def user_create(*, username: str, password: str, email: str = "") -> User:
         ) from error
     user.set_password(password)
     user.save()
-    ladder_profile_open(user=user)
+    account_opened.send(sender=User, user=user)
     return user
 
 
@@ -112,7 +112,7 @@ def user_ban(*, user: User, reason: str, by: User | None) -> User:
     user.is_active = False
     user.save(update_fields=["banned_at", "ban_reason", "is_active"])
     BanRecord.objects.create(user=user, banned=True, reason=reason, by=by)
-    ladder_profile_set_listed(user=user, listed=False)
+    account_listed.send(sender=User, user=user, listed=False)
     return user
 
 
@@ -132,7 +132,7 @@ def user_unban(*, user: User, reason: str, by: User | None) -> User:
     user.is_active = True
     user.save(update_fields=["banned_at", "ban_reason", "is_active"])
     BanRecord.objects.create(user=user, banned=False, reason=reason, by=by)
-    ladder_profile_set_listed(user=user, listed=True)
+    account_listed.send(sender=User, user=user, listed=True)
     return user
 
 

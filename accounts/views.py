@@ -16,19 +16,18 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
-from django.urls import reverse
+from django.urls import resolve, reverse
 from django.utils import translation
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
+from accounts import ratelimits
+from accounts.errors import ApplicationError
 from accounts.forms import LoginForm, SettingsForm, SignupForm, too_many_attempts
 from accounts.models import User
 from accounts.services import user_create, user_update_settings
-from games import ratelimits
-from games import views as game_views
-from ladder.errors import ApplicationError
 
 
 def remember_language(response: HttpResponseBase, language: str) -> None:
@@ -46,7 +45,7 @@ def remember_language(response: HttpResponseBase, language: str) -> None:
 
 
 def too_many_signups(wait_s: int) -> forms.ValidationError:
-    """Refused by the sign-up limit per address (games.ratelimits.signup_take)."""
+    """Refused by the sign-up limit per address (accounts.ratelimits.signup_take)."""
     minutes = max(1, math.ceil(wait_s / 60))
     if minutes <= 90:
         return forms.ValidationError(
@@ -75,10 +74,11 @@ def _play_after_login(request: HttpRequest, target: str | None) -> HttpResponse 
     visitor to log in or sign up with ``?next=`` its address: the log-in's (or sign-up's) own
     POST, made by the player, then does it, so they land in the queue or at the practice table
     rather than back where they started. ``None`` for any other ``next``."""
-    plays = {reverse("games:quick_join"): game_views.quick_join,
-             reverse("games:practice"): game_views.practice}  # fmt: skip
-    view = plays.get(target or "")
-    return None if view is None else view(request)
+    plays = {reverse("games:quick_join"), reverse("games:practice")}
+    if target not in plays:
+        return None
+    response: HttpResponse = resolve(target).func(request)  # the games' view, by its address
+    return response
 
 
 @require_http_methods(["GET", "POST"])

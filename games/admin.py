@@ -22,8 +22,9 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 
+from accounts.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
+from accounts.errors import ApplicationError
 from games import chat_words, rules_words, services
-from games.errors import ApplicationError
 from games.models import (
     MAX_SEATS,
     SEATS,
@@ -39,7 +40,6 @@ from games.models import (
     Table,
 )
 from shengji.engine.rules import MAX_DECKS, MIN_DECKS, default_decks
-from shengji_site.admin_readonly import ReadOnlyAdmin, ReadOnlyInline
 
 
 class ReasonForm(forms.Form):

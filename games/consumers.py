@@ -19,8 +19,9 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
-from games import movetrace, ratelimits, selectors, services
-from games.errors import ApplicationError, is_known_code
+from accounts import ratelimits
+from accounts.errors import ApplicationError, is_known_code
+from games import movetrace, selectors, services
 from games.groupwatch import watch
 from games.realtime import session_digest, table_group, user_group
 from shengji.engine import ShengjiError
@@ -176,7 +177,7 @@ class FloodLog:
 
 def failure_frame(error: Exception) -> dict[str, Any]:
     """The error frame of a failure no service put in words: an engine error of one of the
-    project's codes (games/errors.py) gets that code and the code's own message, anything else
+    project's codes (accounts/errors.py) gets that code and the code's own message, anything else
     `internal`. Never the exception's text: a replay's error quotes a logged action (a bury's,
     the kitty). Logged either way."""
     code = getattr(error, "code", None)

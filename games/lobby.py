@@ -9,7 +9,7 @@ after it joined the group, so it misses no change. (Before: each socket queried 
 itself on every change, N sockets N queries.)
 
 The cap: a user may hold ``SHENGJI_LOBBY_SOCKETS_PER_USER`` lobby sockets and an address
-(``games.ratelimits``' client address) ``SHENGJI_LOBBY_SOCKETS_PER_IP``, every lobby socket
+(``accounts.ratelimits``' client address) ``SHENGJI_LOBBY_SOCKETS_PER_IP``, every lobby socket
 from it counted, logged in or not. One more is accepted, sent an ``error``
 ``too_many_sockets`` and closed with 4429 (docs/PROTOCOL.md). The counts live in Redis, shared
 by every server process; each process marks its sockets alive every third of
@@ -32,7 +32,8 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import close_old_connections
 
-from games import ratelimits, rules_words, selectors
+from accounts import ratelimits
+from games import rules_words, selectors
 
 logger = logging.getLogger(__name__)
 

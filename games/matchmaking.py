@@ -54,8 +54,8 @@ from django.db import transaction
 from django.db.models.functions import Now
 from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import ApplicationError
 from accounts.models import User
-from games.errors import ApplicationError
 from games.models import QueueEntry, QuickMatch, Seat, Table
 from games.services import db_now, points_needed_for, ranked_table_open, seated_elsewhere
 from games.services.tables import seated_elsewhere_refusal

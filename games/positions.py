@@ -28,7 +28,7 @@ import redis
 from django.conf import settings
 from redis.commands.core import Script
 
-from games import ratelimits
+from accounts import ratelimits
 from games.models import Hand
 
 logger = logging.getLogger(__name__)

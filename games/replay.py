@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from accounts.errors import ApplicationError
 from games import selectors
-from games.errors import ApplicationError
 from games.handstate import record_for
 from games.models import Action, Hand, HandPlayer
 from shengji.engine import HandRecord, replay, view_all

@@ -24,20 +24,20 @@ from django.utils.translation import pgettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-import games.errors as game_errors
+import accounts.errors as game_errors
+from accounts import ratelimits
+from accounts.errors import ApplicationError, error_details, error_messages
 from games import (
     call_words,
     chat_words,
     matchmaking,
     moment_words,
-    ratelimits,
     replay,
     rules_words,
     selectors,
     services,
     table_words,
 )
-from games.errors import ApplicationError, error_details, error_messages
 from games.forms import PracticeForm, ReadyForm, SeatForm, TableCreateForm
 from games.models import Hand, Table, quick_match_name
 from ladder import selectors as ladder_selectors

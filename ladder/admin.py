@@ -14,10 +14,10 @@ from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from accounts.admin_readonly import ReadOnlyAdmin
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.services import ladder_points_adjust
-from shengji_site.admin_readonly import ReadOnlyAdmin
 
 
 class AdjustForm(forms.Form):

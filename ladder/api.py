@@ -21,8 +21,8 @@ from rest_framework.response import Response
 from rest_framework.throttling import AnonRateThrottle
 from rest_framework.views import APIView
 
+from accounts import ratelimits
 from accounts.models import User
-from games import ratelimits
 from ladder import selectors
 from ladder.errors import ApplicationError
 from ladder.services import ladder_relief_claim
@@ -387,7 +387,7 @@ class TokenView(LadderAPIView):
         )
         if user is None:
             wait = getattr(request._request, "login_retry_after", None)
-            if wait:  # refused by games.ratelimits.RateLimitedModelBackend
+            if wait:  # refused by accounts.ratelimits.RateLimitedModelBackend
                 return Response(
                     {
                         "code": "too_many_attempts",

@@ -1,12 +1,13 @@
-"""Errors as data at the service edge: the site's one ApplicationError (games/errors.py), named
-here too for accounts and the ladder."""
+"""Errors as data at the service edge: the site's one ApplicationError (accounts/errors.py, the
+lowest floor that needs it), named here too for the ladder; and the core settlement's refusals
+given the site as that error."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from games.errors import ApplicationError, validation_message
+from accounts.errors import ApplicationError, validation_message
 from shengji.settlement import SettlementError
 
 __all__ = ["ApplicationError", "settlement_refusals", "validation_message"]

@@ -22,8 +22,8 @@ from django.urls import NoReverseMatch, reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts import ratelimits
 from accounts.models import User
-from games import ratelimits
 from games.models import Hand, HandPlayer
 from games.selectors import hands_visible_to
 from ladder.errors import ApplicationError, settlement_refusals

@@ -16,8 +16,8 @@ from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from accounts import ratelimits
 from accounts.models import User
-from games import ratelimits
 from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
 from ladder.errors import ApplicationError, settlement_refusals
@@ -197,7 +197,7 @@ def ladder_relief_claim(*, user: User, address: str | None = None) -> LedgerEntr
     it, at most `LADDER_RELIEF_PER_DAY` times a day (the site's day, `TIME_ZONE`), and to the
     accounts of one client ``address`` at most `SHENGJI_RELIEF_PER_IP_PER_DAY` times a day
     (docs/LADDER.md, "Relief per address"). Every claim a client makes passes its address
-    (`games.ratelimits.client_ip`); None is a grant with no client (staff, the shell).
+    (`accounts.ratelimits.client_ip`); None is a grant with no client (staff, the shell).
 
     A `relief` ledger row and its `ReliefClaim`. The address's lock, then the profile lock,
     make claims at once count each other, from one account or many. A refusal changes

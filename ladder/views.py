@@ -11,7 +11,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from games import ratelimits
+from accounts import ratelimits
 from ladder import selectors
 from ladder.charts import line_chart
 from ladder.errors import ApplicationError

@@ -9,11 +9,11 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from accounts.errors import ApplicationError
+from accounts.ratelimits import client_ip_from_scope
 from games import lobby
 from games.consumers import MAX_FRAME, TOO_MANY_SOCKETS, Limited, MessageLimit, SessionBound
-from games.errors import ApplicationError
 from games.groupwatch import watch
-from games.ratelimits import client_ip_from_scope
 from games.realtime import LOBBY_GROUP
 
 NO_SUCH_SOCKET = 4404  # as a table that does not exist: do not reconnect

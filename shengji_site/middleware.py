@@ -14,7 +14,7 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from games import ratelimits
+from accounts import ratelimits
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]

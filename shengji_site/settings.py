@@ -65,7 +65,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # The proxies in front of daphne, as addresses or networks ("10.0.0.5,10.1.0.0/16"): only a
 # request or socket whose peer is one of them has its X-Forwarded-For read (from the right) and
-# its X-Forwarded-Proto believed (shengji_site/asgi.py, games.ratelimits.client_ip). None by
+# its X-Forwarded-Proto believed (shengji_site/asgi.py, accounts.ratelimits.client_ip). None by
 # default: the client's address is the peer's, and those headers are dropped.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
 for _proxy in TRUSTED_PROXIES:
@@ -337,7 +337,7 @@ CELERY_BEAT_SCHEDULE["quick-match"] = {
     "schedule": SHENGJI_QUICK_MATCH_EVERY_S,
 }
 
-# Limits on bad and excessive input (games/ratelimits.py, games/consumers.py; docs/PROTOCOL.md,
+# Limits on bad and excessive input (accounts/ratelimits.py, games/consumers.py; docs/PROTOCOL.md,
 # docs/proof/BAD-INPUT.md). Counters other than the per-socket bucket are kept in Redis under
 # this prefix, so every server process shares them.
 SHENGJI_RATELIMIT_PREFIX = os.environ.get("CHANNELS_PREFIX", "shengji") + ":limits"
@@ -373,7 +373,7 @@ SHENGJI_CHAT_BURST_S = float(os.environ.get("SHENGJI_CHAT_BURST_S") or 10)
 SHENGJI_CHAT_LINES = int(os.environ.get("SHENGJI_CHAT_LINES") or 30)
 SHENGJI_CHAT_WINDOW_S = float(os.environ.get("SHENGJI_CHAT_WINDOW_S") or 600)
 # Per user over all tables and sockets, (count, seconds) windows of one kind of request, checked
-# before any database read (games.ratelimits.action_check; docs/PROTOCOL.md).
+# before any database read (accounts.ratelimits.action_check; docs/PROTOCOL.md).
 SHENGJI_ACTION_LIMITS: dict[str, list[tuple[int, float]]] = {
     "autopilot": [(4, 10.0), (20, 600.0)],
     "hint": [(3, 3.0), (60, 600.0)],
@@ -384,7 +384,7 @@ SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_ME
 # Failed log-ins before further tries are refused (HTTP 429), each failure counting until
 # WINDOW_S seconds have passed without another: per user name from one client address, and per
 # client address under any names. A user name alone is never locked, so failures sent from
-# elsewhere cannot shut its owner out (django-axes; games.ratelimits.LoginAttempts).
+# elsewhere cannot shut its owner out (django-axes; accounts.ratelimits.LoginAttempts).
 SHENGJI_LOGIN_FAILURES_PER_USER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_USER_IP") or 5)
 SHENGJI_LOGIN_FAILURES_PER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_IP") or 20)
 SHENGJI_LOGIN_WINDOW_S = float(os.environ.get("SHENGJI_LOGIN_WINDOW_S") or 900)
@@ -404,18 +404,19 @@ SHENGJI_SIGNUPS_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_
 # (docs/LADDER.md, "Relief per address").
 SHENGJI_RELIEF_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_RELIEF_PER_IP_PER_DAY") or 1)
 # Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
+# The first is accounts.ratelimits' backend by the path the sessions store (games/ratelimits.py).
 AUTHENTICATION_BACKENDS = [
     "games.ratelimits.RateLimitedModelBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# django-axes keeps the failed log-ins (table axes_accessattempt); games.ratelimits holds the
+# django-axes keeps the failed log-ins (table axes_accessattempt); accounts.ratelimits holds the
 # callables and the handler that give each lockout parameter its own limit.
-AXES_HANDLER = "games.ratelimits.LoginAttempts"
+AXES_HANDLER = "accounts.ratelimits.LoginAttempts"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
-AXES_FAILURE_LIMIT = "games.ratelimits.login_failure_limit"
-AXES_COOLOFF_TIME = "games.ratelimits.login_cool_off"
-AXES_CLIENT_IP_CALLABLE = "games.ratelimits.login_client_ip"
-AXES_USERNAME_CALLABLE = "games.ratelimits.login_username"
+AXES_FAILURE_LIMIT = "accounts.ratelimits.login_failure_limit"
+AXES_COOLOFF_TIME = "accounts.ratelimits.login_cool_off"
+AXES_CLIENT_IP_CALLABLE = "accounts.ratelimits.login_client_ip"
+AXES_USERNAME_CALLABLE = "accounts.ratelimits.login_username"
 # A log-in forgives its user name's failures from its address (LoginAttempts.reset_user_attempts).
 AXES_RESET_ON_SUCCESS = True
 # Tries refused while locked out are not counted: the lock-out ends on time.

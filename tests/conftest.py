@@ -24,7 +24,7 @@ def fresh_rate_limits(request: pytest.FixtureRequest) -> None:
     if request.node.get_closest_marker("django_db") is None:
         return
     request.getfixturevalue("redis_url")
-    from games import ratelimits
+    from accounts import ratelimits
 
     ratelimits.reset_all()
 

@@ -31,7 +31,7 @@ module per concern; the imports between them go one way, down this list, never u
 tests/foundation/test_import_graph.py fails on any circle.
 """
 
-from games.errors import ApplicationError
+from accounts.errors import ApplicationError
 from games.services._common import MAX_STAKE, bot_delay, current_hand, db_now
 from games.services.autopilot import seat_autopilot
 from games.services.chat import chat_post, system_line

@@ -17,10 +17,10 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import connection, transaction
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import realtime, selectors
 from games.chat_words import NAMED_SEATS
-from games.errors import ApplicationError
 from games.models import ChatLine, Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from ladder.selectors import table_points_needed
 

@@ -14,8 +14,8 @@ from datetime import timedelta
 from django.conf import settings
 from django.db import transaction
 
+from accounts.errors import ApplicationError
 from accounts.models import User
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Seat, Table
 from games.services._common import (

@@ -7,9 +7,10 @@ from typing import Any
 
 from django.db import transaction
 
+from accounts import ratelimits
+from accounts.errors import ApplicationError
 from accounts.models import User
-from games import ratelimits, realtime
-from games.errors import ApplicationError
+from games import realtime
 from games.models import ChatLine, Table
 from games.services._common import CHAT_MAX, SystemLine, named
 

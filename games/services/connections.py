@@ -15,8 +15,9 @@ from django.db import connection, transaction
 from django.db.models import Q
 from django.utils.crypto import constant_time_compare
 
+from accounts import ratelimits
 from accounts.models import User
-from games import positions, ratelimits, realtime, selectors
+from games import positions, realtime, selectors
 from games.handstate import load_state
 from games.models import Hand, QueueEntry, Seat, SeatConnection, Table
 from games.selectors import Presence

@@ -11,10 +11,10 @@ from datetime import datetime
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import realtime
 from games.autoplay import bot_hint
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, HandPlayer, Seat
 from games.services._common import db_now, hand_seats, lock_hand, lock_playing_hand, lock_table

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from django.db import transaction
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import positions
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import AdminLog, Hand, Seat, Table
 from games.services._common import (

@@ -24,9 +24,9 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import ApplicationError, Grouped, detailed_message
 from accounts.models import User
 from games import realtime
-from games.errors import ApplicationError, Grouped, detailed_message
 from games.models import (
     MAX_SEATS,
     SHAPE_HOUSE_RULES,

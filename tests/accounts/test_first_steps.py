@@ -10,9 +10,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts import ratelimits
 from accounts.models import User
 from accounts.services import user_create
-from games import matchmaking, ratelimits, services
+from games import matchmaking, services
 from games.models import QueueEntry, Seat, Table
 from tests.https import HTTPS
 

@@ -13,8 +13,8 @@ import pytest
 from django.conf import settings as django_settings
 from django.test import Client
 
+from accounts import ratelimits
 from accounts.models import User
-from games import ratelimits
 from ladder.models import LedgerEntry
 from ladder.selectors import player_balance
 from tests.https import HTTPS

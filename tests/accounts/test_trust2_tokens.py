@@ -1,5 +1,6 @@
 """Issue 34, finding 7a: an API token outlived a password change and a reset. It is revoked
-with the sessions now (``accounts.services.api_token_revoke``, from ``accounts/signals.py``)."""
+with the sessions now (``accounts.services.api_token_revoke``, from
+``games/account_signals.py``)."""
 
 from __future__ import annotations
 

@@ -20,10 +20,10 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.test import Client
 from django.utils import translation
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from accounts.services import user_ban
 from games import matchmaking, services
-from games.errors import ApplicationError
 from games.models import Table
 from ladder import errors as ladder_errors
 from ladder.services import ladder_points_adjust

@@ -16,9 +16,9 @@ from asgiref.sync import async_to_sync
 from channels.db import database_sync_to_async
 from django.utils import timezone
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import asyncdb, services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Table
 from shengji.engine import HandState, format_cards

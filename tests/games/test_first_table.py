@@ -12,10 +12,10 @@ from django.conf import settings
 from django.test import Client
 from django.utils import translation
 
+from accounts.errors import ApplicationError, error_details
 from accounts.models import User
 from accounts.services import user_create
 from games import services
-from games.errors import ApplicationError, error_details
 from games.forms import TableCreateForm
 from games.models import Seat, Table
 from games.services._common import points_needed

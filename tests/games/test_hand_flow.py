@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.errors import ApplicationError
 from games import services
-from games.errors import ApplicationError
 from games.handstate import action_texts, forget_states, load_state, record_for
 from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
 from ladder.models import HandSettlement, LedgerEntry

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from games import rules_words, services
-from games.errors import ApplicationError
 from games.models import Table
 from ladder import selectors as ladder_selectors
 from shengji.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.test import Client
 from django.utils import translation
 
-from games.errors import ApplicationError, error_messages
+from accounts.errors import ApplicationError, error_messages
 from shengji.engine import MUST_FOLLOW_PAIR, IllegalPlayError
 from tests.games.helpers import make_table, make_users
 from tests.https import HTTPS

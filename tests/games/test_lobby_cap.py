@@ -12,8 +12,9 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 
+from accounts import ratelimits
 from accounts.models import User
-from games import lobby, ratelimits, selectors, services
+from games import lobby, selectors, services
 from proof.fuzz import session_headers
 from shengji_site.asgi import application
 from tests.games.helpers import make_table, make_users

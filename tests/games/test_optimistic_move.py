@@ -17,9 +17,9 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import services
-from games.errors import ApplicationError
 from games.handstate import forget_states, kept_state, load_state, remember_state
 from games.models import Action, Hand, Seat, Table
 from games.services.movefacts import known_facts

@@ -14,9 +14,9 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import matchmaking, services
-from games.errors import ApplicationError
 from games.matchmaking import Waiting, gap_allowed, match_groups, queue_join, queue_match
 from games.matchmaking_tasks import quick_match_run
 from games.models import Hand, QueueEntry, QuickMatch, Seat, Table

@@ -12,8 +12,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
+from accounts.errors import ApplicationError
 from games import services
-from games.errors import ApplicationError
 from games.handstate import action_texts
 from games.models import Hand
 from games.replay import replay_steps_get

@@ -7,8 +7,8 @@ from datetime import timedelta
 import pytest
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from games import services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
 from shengji.engine import legal_actions

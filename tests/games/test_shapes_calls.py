@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand
 from shengji.engine import Trump, format_cards, view_for

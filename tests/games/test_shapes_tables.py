@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import rules_words, selectors, services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Hand, Seat, Table
 from shengji.engine.hand import level_slots

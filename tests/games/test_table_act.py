@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import Action, Hand
 from shengji.engine import legal_actions

@@ -13,9 +13,9 @@ import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import matchmaking, services
-from games.errors import ApplicationError
 from games.matchmaking import queue_join, queue_match
 from games.models import QueueEntry, QuickMatch, Seat, Table
 from games.services import db_now

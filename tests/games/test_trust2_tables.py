@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from games import selectors, services
-from games.errors import ApplicationError
 from games.models import Table
 from tests.games.helpers import make_table, make_users
 from tests.https import HTTPS

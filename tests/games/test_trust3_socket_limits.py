@@ -21,9 +21,10 @@ from channels.db import database_sync_to_async
 from channels.routing import URLRouter
 from channels.testing import WebsocketCommunicator
 
-from games import handstate, ratelimits
+from accounts import ratelimits
+from accounts.errors import ApplicationError
+from games import handstate
 from games.consumers import FLOOD_CLOSE, TAKEN_BEFORE_YIELD, failure_frame
-from games.errors import ApplicationError
 from games.models import Action, Hand
 from proof.fuzz import session_headers
 from shengji.engine import IllegalPlayError, InvalidRecordError

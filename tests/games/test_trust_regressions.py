@@ -17,9 +17,9 @@ from django.core.management import call_command
 from django.db import OperationalError, connection
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import matchmaking, services
-from games.errors import ApplicationError
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Seat, Table
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange

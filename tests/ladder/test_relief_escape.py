@@ -18,9 +18,9 @@ from django.core.management import call_command
 from django.test import Client
 from django.utils import translation
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import matchmaking
-from games.errors import ApplicationError
 from games.models import Hand
 from ladder.models import LadderProfile, LedgerEntry
 from ladder.selectors import escape_cost_now, player_balance

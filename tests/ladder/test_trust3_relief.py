@@ -32,8 +32,8 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from accounts import ratelimits
 from accounts.models import User
-from games import ratelimits
 from games.models import Hand, HandPlayer, Match, Table
 from ladder.errors import ApplicationError
 from ladder.models import LadderProfile, LedgerEntry, ReliefClaim

@@ -1,4 +1,4 @@
-"""Rate limits (games/ratelimits.py, docs/proof/BAD-INPUT.md): messages per socket, sockets per
+"""Rate limits (accounts/ratelimits.py, docs/proof/BAD-INPUT.md): messages per socket, sockets per
 user, chat lines per user, failed log-ins per (user name, address) and per address, password
 resets. tests/accounts/test_trust_logins.py and tests/proof/test_trust_addresses.py have more on
 log-ins, sign-ups and client addresses.
@@ -26,9 +26,10 @@ from django.core import mail
 from django.test import Client, override_settings
 from rest_framework.test import APIClient
 
+from accounts import ratelimits
+from accounts.errors import ApplicationError
 from accounts.models import User
-from games import ratelimits, services
-from games.errors import ApplicationError
+from games import services
 from games.models import ChatLine
 from proof.fuzz import session_headers
 from shengji_site.asgi import application
@@ -232,7 +233,7 @@ def test_the_chat_count_is_shared_between_processes(settings: Any) -> None:
     assert ratelimits.chat_wait(user_id=999_001) == 0
     assert ratelimits.chat_wait(user_id=999_001) == 0
     script = (
-        "import django; django.setup(); from games import ratelimits; "
+        "import django; django.setup(); from accounts import ratelimits; "
         "print(ratelimits.chat_wait(user_id=999_001), ratelimits.chat_wait(user_id=999_002))"
     )
     env = {

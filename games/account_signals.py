@@ -1,5 +1,6 @@
 """Where an account's events end its sessions: Django's own views and the admin change the
-account, so their signals are the hooks; each receiver only calls the services
+account, so their signals are the hooks, listened to here by the games (accounts, a floor
+below, never calls them: docs/ARCHITECTURE.md, "Floors"); each receiver only calls the services
 (games/services/connections.py; docs/PROTOCOL.md, "Sessions end with the account").
 
 - log-out (``user_logged_out``): that session's sockets close;
@@ -26,14 +27,14 @@ from accounts.services import api_token_revoke
 from games import services
 
 
-@receiver(user_logged_out, dispatch_uid="accounts.sessions_end.logged_out")
+@receiver(user_logged_out, dispatch_uid="games.sessions_end.logged_out")
 def logged_out(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
     key = None if request is None else request.session.session_key
     if user is not None and key:
         services.sessions_end(user_id=user.pk, code=services.SESSION_ENDED, session_key=key)
 
 
-@receiver(post_save, sender=User, dispatch_uid="accounts.sessions_end.saved")
+@receiver(post_save, sender=User, dispatch_uid="games.sessions_end.saved")
 def user_saved(
     sender: Any, instance: User, created: bool, update_fields: Any = None, **kwargs: Any
 ) -> None:
@@ -50,11 +51,11 @@ def user_saved(
         services.sessions_end(user_id=instance.pk, code=services.SESSION_ENDED)
 
 
-@receiver(pre_delete, sender=User, dispatch_uid="accounts.sessions_end.deleting")
+@receiver(pre_delete, sender=User, dispatch_uid="games.sessions_end.deleting")
 def user_deleting(sender: Any, instance: User, **kwargs: Any) -> None:
     services.user_seats_vacate(user_id=instance.pk)
 
 
-@receiver(post_delete, sender=User, dispatch_uid="accounts.sessions_end.deleted")
+@receiver(post_delete, sender=User, dispatch_uid="games.sessions_end.deleted")
 def user_deleted(sender: Any, instance: User, **kwargs: Any) -> None:
     services.sessions_end(user_id=instance.pk, code=services.SESSION_ENDED)

@@ -1,6 +1,7 @@
 """Errors at the service edge: a stable code the client branches on, a readable message, and
-the fields that give it context (STYLE.md, Zulip). The one ApplicationError of the site
-(``ladder.errors`` names the same class).
+the fields that give it context. The one ApplicationError of the site, in accounts, the
+lowest floor that needs it (docs/ARCHITECTURE.md, "Floors"; ``ladder.errors`` names the same
+class).
 
 A message is a gettext_lazy text: the code's (below) when the error is raised without one, or
 one given where it is raised, whose named parameters (``%(table)s``) are the error's fields. It
