@@ -214,7 +214,7 @@ def _or_default(value: int | None, default: int) -> int:
 
 
 def house_rule_fields() -> dict[str, forms.Field]:
-    """One choice per rule option of RULES.md §8 (house rules), empty = as the preset."""
+    """One choice per rule option of RULES-SPEC.md §8 (house rules), empty = as the preset."""
     words = rules_words.option_words()
     labels = rules_words.option_labels()
     return {

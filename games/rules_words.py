@@ -1,5 +1,6 @@
 """The rules in players' words: each preset's name and one-line description, each option's values
-(RULES.md §4–§7), the rules card of a table or a stored hand, what leaving costs at a stake, and
+(RULES-SPEC.md §4–§7), the rules card of a table or a stored hand, what leaving costs at a stake,
+and
 the data the create form's script needs to show the rules a choice of house rules gives.
 
 The engine names presets and values in code (``seed003``, ``stake_steps``); players never see
@@ -75,7 +76,7 @@ def preset_choices() -> list[tuple[str, str]]:
 
 
 def option_words() -> dict[str, dict[str, str]]:
-    """Each rule option's values in words players use (RULES.md §4–§7)."""
+    """Each rule option's values in words players use (RULES-SPEC.md §4–§7)."""
     no_bid = {
         "redeal": _("deal again"),
         "flip_kitty": _("turn the kitty over"),
@@ -168,7 +169,7 @@ def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
 
 def escape_words(options: dict[str, Any], stake: int, *, ranked: bool = False) -> tuple[int, str]:
     """(the most an escaper pays here, what leaving a hand costs at this stake, who receives it
-    and who else is touched; RULES.md §7). A player still away when the hand ends pays the
+    and who else is touched; RULES-SPEC.md §7). A player still away when the hand ends pays the
     same. Only a ranked table (four players, two decks, 拖拉机) pays any of it to players; at
     every other table all of it goes to the house (docs/LADDER.md, "No faster than play")."""
     least, most = ladder_selectors.escape_cost(ruleset={"options": options}, stake=stake)
@@ -224,7 +225,7 @@ def _tractor_leaving_words(options: dict[str, Any]) -> str:
 
 
 def fee_words(options: dict[str, Any], stake: int) -> str:
-    """The house's fees at this stake (RULES.md §6)."""
+    """The house's fees at this stake (RULES-SPEC.md §6)."""
     fees = ladder_selectors.fee_schedule()
     if options["settlement"] == "ratio":
         return _("each winner pays a fee of %(fee)s table points a hand") % {"fee": fees.winner_fee}
@@ -274,7 +275,7 @@ def _option_read(option: str, decks: int) -> bool:
 
 
 def rule_changes(preset_name: str, options: dict[str, Any]) -> list[str]:
-    """The rule options (RULES.md §4–§7) whose value differs from the preset's, in the order of
+    """The rule options (RULES-SPEC.md §4–§7) whose value differs from the preset's, in the order of
     the rules card: what a table's house rules really change. The table's shape (players,
     mode, decks, the 找朋友 options) is no change of the preset's rules, and an option the
     table's decks do not read is none either."""

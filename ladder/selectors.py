@@ -72,7 +72,7 @@ def table_points_needed(*, ruleset: Mapping[str, Any], stake: int, min_balance: 
 
 def escape_cost(*, ruleset: Mapping[str, Any], stake: int) -> tuple[int, int]:
     """(least, most) table points an escaper (or a player away at the hand's end) pays at a
-    table of these rules and stake, under the fees in force (RULES.md §7)."""
+    table of these rules and stake, under the fees in force (RULES-SPEC.md §7)."""
     options = rule_options(ruleset)
     with settlement_refusals():
         return escape_charge_range(

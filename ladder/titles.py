@@ -1,4 +1,4 @@
-"""Ladder titles (等級) by title points (RULES.md §6, seed 004)."""
+"""Ladder titles (等級) by title points (RULES-SPEC.md §6, seed 004)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Settlement of one hand, as pure functions: a `HandOutcome` in, ledger lines out.
 
-RULES.md §6 (ratio, levels, table, stake_steps; title points) and §7 (escapes, absent players).
+RULES-SPEC.md §6 (ratio, levels, table, stake_steps; title points) and §7 (escapes, absent players).
 Nothing here touches the database: `ladder.services.ladder_settle_hand` reads the hand, builds
 the outcome with `outcome_from_record`, calls `settle_hand` and writes the lines it returns.
 The levels and ranks are the engine's (`shengji.engine.level_change`, `RANKS`); a refused outcome
@@ -37,7 +37,7 @@ MIN_DECKS, MAX_DECKS = 2, 4
 SETTLEMENTS = ("ratio", "levels", "table", "stake_steps")
 ESCAPE_PENALTIES = ("triple", "fixed_40", "nine_stakes", "none")
 PAST_ACE = ("match_end", "wrap")
-# Who receives an escape penalty: as the preset says ("players": RULES.md §7), or the house
+# Who receives an escape penalty: as the preset says ("players": RULES-SPEC.md §7), or the house
 # alone ("house": at a casual table, whose four chose each other, so that no escape moves table
 # points between accounts; docs/LADDER.md, "No faster than play").
 COMPENSATIONS = ("players", "house")
@@ -80,7 +80,7 @@ HOUSE_KINDS = frozenset({FEE, SERVICE_FEE, ESCAPE_PENALTY})
 # Seed 004's worked example (+4 levels: 590) is the largest that any seed writes out.
 LEVELS_SETTLED_MAX = 4
 
-# Settlement ratio by the highest level held at the hand's start (RULES.md §6, seed 004).
+# Settlement ratio by the highest level held at the hand's start (RULES-SPEC.md §6, seed 004).
 RATIO_PERCENT = {
     "2": 100, "3": 100, "4": 120, "5": 120, "6": 140, "7": 140, "8": 160,
     "9": 160, "T": 180, "J": 180, "Q": 200, "K": 200, "A": 220,
@@ -107,10 +107,10 @@ class HandOutcome:
 
     Sides (tractor): side 0 = the even seats, side 1 = the odd. For a normal hand give
     `dealer_side` and `attacker_points`; `winner_side` and `levels_gained` are derived from them
-    (RULES.md §5.6, with the step of `decks`: RULES-SPEC.md §9.2) and, when given as well, must
+    (RULES-SPEC.md §5.6, with the step of `decks`: RULES-SPEC.md §9.2) and, when given as well, must
     agree. `levels_gained` is the levels the winning side actually goes up (0 when the attackers
     only take the deal). `wrapped[side]` says that side has already gone past A in this match
-    under `past_ace = wrap` (its ratio stays at A's, RULES.md §5.7).
+    under `past_ace = wrap` (its ratio stays at A's, RULES-SPEC.md §5.7).
 
     Shape: `players` (4–8), `decks` (2–4), `mode`. In 找朋友 give `dealer`, the final
     `defenders` (the dealer and the friends revealed) and `attacker_points`; levels and wrapped
@@ -259,7 +259,9 @@ class HandOutcome:
             if self.levels_gained < 0 or (
                 self.winner_side == self.dealer_side and self.levels_gained < 1
             ):
-                raise _invalid("levels_gained", "defenders go up at least 1 level (RULES.md §5.6)")
+                raise _invalid(
+                    "levels_gained", "defenders go up at least 1 level (RULES-SPEC.md §5.6)"
+                )
             return
         attacker_points = _checked_points(self.attacker_points)
         defenders_won, levels = defenders_win(attacker_points, self.decks)
@@ -560,7 +562,7 @@ def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
 
 
 def escape_lines(outcome: HandOutcome, escaper: int) -> list[Line]:
-    """What an escaper is charged under `escape_penalty`, and who gets it (RULES.md §7).
+    """What an escaper is charged under `escape_penalty`, and who gets it (RULES-SPEC.md §7).
 
     The escaper's partner never pays. `triple`: the escaper pays 3 × a one-level loss, each
     opponent gains as a one-level winner (paying that winner's fee), the house keeps the rest.
@@ -754,7 +756,7 @@ def max_hand_loss(
     mode: str = "tractor",
 ) -> int:
     """The most one hand, played out or escaped, can take from a seat's table points: a loss
-    played to the end and then the escape penalty as a player absent at the end (RULES.md §7).
+    played to the end and then the escape penalty as a player absent at the end (RULES-SPEC.md §7).
     A player may sit, and a hand may start, only when every human holds at least this (docs/
     LADDER.md); `tests/settlement/test_trust_max_loss.py` and `test_shapes_settlement.py` check
     that no outcome takes more."""
@@ -876,7 +878,7 @@ def title_gains_played_only(lines: list[Line], seats: Mapping[int, SeatState]) -
 
 
 def clamp_title_points(lines: list[Line], seats: Mapping[int, SeatState]) -> list[Line]:
-    """A loss of title points stops at 0 (RULES.md §6)."""
+    """A loss of title points stops at 0 (RULES-SPEC.md §6)."""
     clamped = []
     for line in lines:
         if line.is_title and line.seat is not None:

@@ -99,7 +99,7 @@ def play_lines(state: HandState, before: Before) -> list[SystemLine]:
 
 def timeout_lines(table_id: int, seat: int, texts: list[str]) -> None:
     """A player's turn ran out and the server moved for them: a line says so, with the cards
-    of a play (public once played); a bury's cards and 找朋友 calls stay hidden (RULES.md §5.4,
+    of a play (public once played); a bury's cards and 找朋友 calls stay hidden (RULES-SPEC.md §5.4,
     RULES-SPEC.md §9.4): ``timeout_call`` says only that the system called for the dealer."""
     for text in texts:  # "play 2 5H 5H": the action, the seat, the cards
         kind, _, cards = text.split(" ", 2)

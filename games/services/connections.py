@@ -150,7 +150,7 @@ def _start_grace(table: Table, seat: Seat) -> Seat:
 
 @transaction.atomic
 def seat_takeover(*, seat_id: int, since: str) -> bool:
-    """The grace period after a disconnect ended: the bot plays the seat (RULES.md §7)."""
+    """The grace period after a disconnect ended: the bot plays the seat (RULES-SPEC.md §7)."""
     table_id = Seat.objects.filter(pk=seat_id).values_list("table_id", flat=True).first()
     if table_id is None:
         return False

@@ -151,7 +151,7 @@ def _advance(hand: Hand, now: datetime) -> None:
         logged += _bot_bids(state, seats)
         state.apply("close")
         logged.append((None, "close", False))
-        if state.phase == DEALING:  # a redeal (RULES.md §5.2 no_bid = redeal)
+        if state.phase == DEALING:  # a redeal (RULES-SPEC.md §5.2 no_bid = redeal)
             hand.deal_started_at = now
     elif state.phase in (BURYING, PLAYING) and not logged:
         seat = state.to_act

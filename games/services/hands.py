@@ -195,13 +195,13 @@ def table_hint(*, table_id: int, user: User) -> tuple[str, str]:
 
 
 def hand_leave(*, hand_id: int, user: User) -> Hand:
-    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    """Choosing to leave a hand in progress: an escape (RULES-SPEC.md §7)."""
     return wrapped_up(_hand_leave(hand_id=hand_id, user=user))
 
 
 @transaction.atomic
 def _hand_leave(*, hand_id: int, user: User) -> Hand:
-    """Choosing to leave a hand in progress: an escape (RULES.md §7)."""
+    """Choosing to leave a hand in progress: an escape (RULES-SPEC.md §7)."""
     hand = lock_hand(hand_id)
     if hand.status != Hand.Status.PLAYING:
         raise ApplicationError("no_hand")

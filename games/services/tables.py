@@ -76,7 +76,7 @@ def table_create(
 ) -> Table:
     """Open a casual table. Ranked tables come only from quick match (``ranked_table_open``):
     nobody picks their ranked opponents or partner, so ``ranked=True`` is refused.
-    ``house_rules``: options of RULES.md §8 on top of the preset (``invalid_house_rules``),
+    ``house_rules``: options of RULES-SPEC.md §8 on top of the preset (``invalid_house_rules``),
     and the table's shape besides ``players`` (``SHAPE_HOUSE_RULES``: mode, decks, friends
     and the 找朋友 options; refused with the engine's reasons, ``shape_checked``);
     ``unlisted``: not in the lobby, joined by its invite link (``invite_code``)."""

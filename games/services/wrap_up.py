@@ -2,7 +2,7 @@
 ladder's settlement, the match's levels and dealer, the seats of escapers and absentees, the
 table open again (and the next hand, if every seat is ready already).
 
-Leaving (RULES.md §7, docs/RULES-DECISIONS.md "Leaving a 找朋友 table"): at a 拖拉机 table an
+Leaving (RULES-SPEC.md §7, docs/RULES-DECISIONS.md "Leaving a 找朋友 table"): at a 拖拉机 table an
 escape, or a player still away at the end, ends the match (the sides' levels belong to
 partnerships that no longer sit together). In 找朋友 every player has a level of their own, so
 the match goes on: the escaper's (or absentee's) seat is freed, the escaper's level goes back
@@ -51,7 +51,7 @@ def wrapped_up(hand: Hand) -> Hand:
 
 @transaction.atomic
 def hand_wrap_up(*, hand_id: int) -> bool:
-    """Settle an ended hand and ready its table for the next (RULES.md §6, §7): the players'
+    """Settle an ended hand and ready its table for the next (RULES-SPEC.md §6, §7): the players'
     turns, who was away, the match's levels and dealer, the ladder, the seats of escapers and
     absentees, the table open again. Once only: False if already done."""
     hand = lock_hand(hand_id)
@@ -115,7 +115,7 @@ def hands_awaiting_wrap_up() -> list[int]:
 
 
 def _seats_after_hand(hand: Hand, seats: list[Seat], escaper: int | None) -> None:
-    """The escaper and a player still away leave the seat (RULES.md §7: charged as escapers,
+    """The escaper and a player still away leave the seat (RULES-SPEC.md §7: charged as escapers,
     the four change); a seat an admin emptied mid-hand stops being the bot's."""
     players = {p.seat: p for p in HandPlayer.objects.filter(hand=hand)}
     for seat in seats:

@@ -696,7 +696,7 @@ def _points_key(ctx: Ctx) -> Any:
 
 
 def _owed(suited: list[int], info: Any, trump: Trump, key: Any) -> list[int]:
-    """The tractors and pairs a follower owes (RULES.md §4 Following, obligations 2 and 3):
+    """The tractors and pairs a follower owes (RULES-SPEC.md §4 Following, obligations 2 and 3):
     the engine's best cover of the lead's tractors, then the spare pairs chosen by ``key``."""
     by_order, _ = pairs_by_order(suited, trump)
     avail = [len(ids) for ids in by_order]

@@ -99,7 +99,7 @@ class Memory:
         self, seat: int, cards: Sequence[int], lead: Sequence[int], trump: Trump
     ) -> None:
         """A follower with fewer led-group cards than the lead has no more of them; one that
-        gave fewer pairs than the lead asks has no more pairs in that group (RULES.md §4)."""
+        gave fewer pairs than the lead asks has no more pairs in that group (RULES-SPEC.md §4)."""
         groups = trump.groups
         group = groups[lead[0]]
         suited = [c for c in cards if groups[c] == group]

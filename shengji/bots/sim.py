@@ -373,7 +373,7 @@ class SimHand:
         return max(0, round(x + share * remaining + ruff * 2 * kitty))
 
     def final_points(self, last: list[tuple[int, ...]], leader: int, winner: int) -> int:
-        """X of RULES.md §5.6: trick points, penalties, and the kitty bonus when the attackers
+        """X of RULES-SPEC.md §5.6: trick points, penalties, and the kitty bonus when the attackers
         take the last trick (``last``, led by ``leader``, won by ``winner``)."""
         x = self.attacker_points
         if self.friends:

@@ -1,4 +1,4 @@
-"""The Shengji rules core: pure Python, standard library only (see shared RULES.md).
+"""The Shengji rules core: pure Python, standard library only (docs/RULES-SPEC.md).
 
 Cards are ``Card`` ints written ``AS TD SJ BJ``; a ``Trump`` holds the hand's level rank and
 trump suit. Any table shape of 4–8 players and 2–4 decks plays, in fixed partnerships or

@@ -16,13 +16,13 @@ WRONG_SEAT = "wrong_seat"
 SERVER_ONLY = "server_only"
 # Action text.
 INVALID_ACTION = "invalid_action"
-# Bids (RULES.md §5.2).
+# Bids (RULES-SPEC.md §5.2).
 BID_NOT_SHOWABLE = "bid_not_showable"
 BID_CARDS_NOT_HELD = "bid_cards_not_held"
 BID_TOO_WEAK = "bid_too_weak"
 BID_SAME_SUIT = "bid_same_suit"
 BID_OWN_OVERCALL = "bid_own_overcall"
-# The kitty (RULES.md §5.3).
+# The kitty (RULES-SPEC.md §5.3).
 BURY_WRONG_COUNT = "bury_wrong_count"
 BURY_CARDS_NOT_HELD = "bury_cards_not_held"
 # Friend calls (RULES-SPEC.md §9.3.3); the codes of each call are friends.py's.

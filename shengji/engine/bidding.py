@@ -1,4 +1,4 @@
-"""Bidding for trump (亮主, RULES.md §5.2) under the three ``bidding`` options.
+"""Bidding for trump (亮主, RULES-SPEC.md §5.2) under the three ``bidding`` options.
 
 A bid *shows* cards: k identical level cards (1 ≤ k ≤ decks) or k identical jokers (2 ≤ k ≤
 decks; jokers mean no-trump). With two decks that is one level card, a level pair or a joker
@@ -91,7 +91,7 @@ def _strength(system: str, cards: Sequence[int]) -> int:
     More copies beat fewer; at k ≥ 2 copies ``strength`` ranks level cards < ``SJ`` < ``BJ``
     (3 ranks a count: 3k − 4, +1, +2) and ``reinforce`` level cards < jokers, both joker
     showings equal (2 ranks a count: 2k − 2, +1). A single level card is 1. Two decks give the
-    values of RULES.md §5.2: single 1, pair 2, ``SJ`` pair 3, ``BJ`` pair 4 (``reinforce``: 1,
+    values of RULES-SPEC.md §5.2: single 1, pair 2, ``SJ`` pair 3, ``BJ`` pair 4 (``reinforce``: 1,
     2, 3).
     """
     count = len(cards)
@@ -114,7 +114,7 @@ def bid_error(
 ) -> str | None:
     """None when ``seat`` may bid ``cards`` now, else the reason code.
 
-    ``hand`` is what the seat has been dealt so far (RULES.md §5.1: bids during the deal are
+    ``hand`` is what the seat has been dealt so far (RULES-SPEC.md §5.1: bids during the deal are
     checked against the cards received by then).
     """
     code = showing_error(cards, level, decks)
@@ -178,7 +178,7 @@ def possible_showings(hand: Sequence[int], level: str, decks: int = 2) -> list[t
 def strongest_showing(
     cards: Sequence[int], level: str, system: str, decks: int = 2
 ) -> tuple[Card, ...] | None:
-    """RULES.md §5.2 ``flip_rule = as_bids``: the turned-over kitty read as bids under
+    """RULES-SPEC.md §5.2 ``flip_rule = as_bids``: the turned-over kitty read as bids under
     ``system``, card by card in the order turned; None when they hold no bid.
 
     Each card shows what it completes: a level card itself, and the n-th copy of a level card

@@ -1,10 +1,10 @@
-"""The deal (RULES.md §5.1): a seeded shuffle, the kitty set aside, single-card draws.
+"""The deal (RULES-SPEC.md §5.1): a seeded shuffle, the kitty set aside, single-card draws.
 
 A deck is ``54 × decks`` cards in deal order (108 for the classic game): the first ``kitty``
 are the kitty, then draw ``i`` gives ``deck[kitty + i]`` to seat ``(start + i) % players``,
 ``start`` being the dealer (seat 0 in a match's first hand). Deal sizes for every table shape
 are ``deal_sizes`` (RULES-SPEC.md §9.1). Everything random in a hand comes from one
-``random.Random(seed)``: first the level rank under ``level_source = random`` (RULES.md §5.7),
+``random.Random(seed)``: first the level rank under ``level_source = random`` (RULES-SPEC.md §5.7),
 then one shuffle per deal (a redeal shuffles again).
 """
 
@@ -48,7 +48,7 @@ def deal_sizes(players: int, decks: int) -> tuple[int, int]:
 
 
 def random_level(rng: Random) -> str:
-    """RULES.md §5.7 ``level_source = random``: a level rank drawn from the hand's seed."""
+    """RULES-SPEC.md §5.7 ``level_source = random``: a level rank drawn from the hand's seed."""
     return RANKS[rng.randrange(len(RANKS))]
 
 
@@ -102,7 +102,7 @@ def flip_kitty(
     bidding: str = "strength",
     decks: int = 2,
 ) -> tuple[list[int], str | None]:
-    """RULES.md §5.2 ``no_bid = flip_kitty``: turn the kitty over in order.
+    """RULES-SPEC.md §5.2 ``no_bid = flip_kitty``: turn the kitty over in order.
 
     Returns ``(flipped, suit)``: the cards turned, and the suit they name under ``flip_rule``
     (``flip_trump``; None = no-trump). Under ``first_card`` the cards turned are those up to and
@@ -121,7 +121,7 @@ def flip_trump(
     decks: int = 2,
 ) -> str | None:
     """The trump suit the turned-over ``cards`` (in the order turned) name at ``level``, or None
-    for no-trump (RULES.md §5.2 ``flip_rule``).
+    for no-trump (RULES-SPEC.md §5.2 ``flip_rule``).
 
     ``first_card`` (seed 004): the first level card names its suit, a joker first means
     no-trump. ``as_bids`` (seed 000, 按照亮主规则): the cards read as bids under ``bidding``,

@@ -74,7 +74,7 @@ class InvalidTrumpError(ShengjiError):
 
 
 class InvalidOptionError(ShengjiError):
-    """An unknown value for a rule option (RULES.md §8)."""
+    """An unknown value for a rule option (RULES-SPEC.md §8)."""
 
     code = "invalid_option"
 

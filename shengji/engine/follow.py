@@ -1,4 +1,4 @@
-"""Following a lead (RULES.md §4 Following, 强制出牌): the check and a legal-play generator.
+"""Following a lead (RULES-SPEC.md §4 Following, 强制出牌): the check and a legal-play generator.
 
 The follower's duty is measured on the cards of the led suit group as a *structure*:
 ``(matched, pairs)`` where ``matched`` flags which lead tractors (longest first) are answered by a
@@ -64,7 +64,8 @@ def follow_error(
     drop = trump.keep_group[info.group]
     hand_suit = hand_bytes.translate(None, drop)
     play_suit = bytes(play).translate(None, drop)
-    # RULES.md §4 Following, obligation 1: as many led-group cards as held, up to the lead's size.
+    # RULES-SPEC.md §4 Following, obligation 1: as many led-group cards as held, up to the lead's
+    # size.
     if len(play_suit) < min(len(hand_suit), size):
         return MUST_FOLLOW_SUIT
     # Holding no more than the lead's size, the play holds all of them: nothing else to owe.
@@ -93,7 +94,7 @@ def _single_follow_error(hand: Sequence[int], led: int, played: int, trump: Trum
 def _structure_error(
     hand_suit: bytes, play_suit: bytes, info: LeadInfo, trump: Trump
 ) -> str | None:
-    """RULES.md §4 Following, obligations 2 and 3, on the led-group cards of hand and play."""
+    """RULES-SPEC.md §4 Following, obligations 2 and 3, on the led-group cards of hand and play."""
     if not info.tractors:
         wanted = info.pair_units
         owed = min(len(hand_suit) - len(set(hand_suit)), wanted)
@@ -116,7 +117,7 @@ def structure(suit_cards: Sequence[int] | bytes, info: LeadInfo, trump: Trump) -
 
 
 def _pair_credit(pairs_held: int, matched: Sequence[bool], info: LeadInfo) -> int:
-    """RULES.md §4 obligation 3: pairs beyond the matched tractors, up to the pairs still owed
+    """RULES-SPEC.md §4 obligation 3: pairs beyond the matched tractors, up to the pairs still owed
     (the lead's pairs plus every pair inside an unmatched lead tractor)."""
     used = sum(length for length, hit in zip(info.tractors, matched, strict=True) if hit)
     owed = info.pair_units - used

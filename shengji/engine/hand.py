@@ -6,10 +6,10 @@ refusal raises a ``ShengjiError`` with a stable code: the codes of ``action_erro
 play codes. Views and legal actions are ``views.py``'s functions (``view_for(state, seat)``,
 ``legal_actions(state, seat)`` …), records and replay ``record.py``'s.
 
-Phases (RULES.md §5): cards are drawn one at a time by ``draw`` (bids may come between draws);
+Phases (RULES-SPEC.md §5): cards are drawn one at a time by ``draw`` (bids may come between draws);
 after the last the bid window stays open until the server's ``close``; then the dealer takes the
 kitty and buries as many cards (in 找朋友, after calling friends); then tricks until every hand
-is empty; then the result. ``leave N`` ends the hand at once from any phase (RULES.md §7).
+is empty; then the result. ``leave N`` ends the hand at once from any phase (RULES-SPEC.md §7).
 
 Any table shape of RULES-SPEC.md §9.1 plays here: ``rules.players`` seats, ``rules.decks`` decks.
 Sides are ``side`` (the defending seats known now): the dealer's parity in tractor mode, the
@@ -98,13 +98,13 @@ ACE = len(RANKS) - 1
 
 
 def team_of(seat: int) -> int:
-    """Team 0 is the even seats (0 and 2 at four players), team 1 the odd (RULES.md §1)."""
+    """Team 0 is the even seats (0 and 2 at four players), team 1 the odd (RULES-SPEC.md §1)."""
     return seat % 2
 
 
 @dataclass(frozen=True, slots=True)
 class FailedThrow:
-    """A throw that did not stand (RULES.md §4 Throw check).
+    """A throw that did not stand (RULES-SPEC.md §4 Throw check).
 
     ``played`` is what was played instead (empty when rejected); ``penalty`` is the points the
     thrower's side gave away (docs/ENGINE-PART2-DECISIONS.md D13).
@@ -152,12 +152,12 @@ class Trick:
 
 @dataclass(frozen=True, slots=True)
 class HandResult:
-    """Everything settlement needs from a finished hand (RULES.md §5.6, §6, §7).
+    """Everything settlement needs from a finished hand (RULES-SPEC.md §5.6, §6, §7).
 
     Teams are 0 (the even seats) and 1 (the odd); levels are per team in tractor mode and per
-    seat in 找朋友. ``attacker_points`` is X of RULES.md §5.6: trick points + kitty bonus +
+    seat in 找朋友. ``attacker_points`` is X of RULES-SPEC.md §5.6: trick points + kitty bonus +
     throw penalties, never below 0. ``ratio_level`` is the level settlement ``ratio`` reads: the
-    highest held at the start, or ``A`` once anyone has wrapped past A (RULES.md §5.7).
+    highest held at the start, or ``A`` once anyone has wrapped past A (RULES-SPEC.md §5.7).
     ``defenders`` are the final defending side (in 找朋友 the dealer and the friends revealed by
     the end). The fields after ``flipped`` describe bigger tables and 找朋友; ``to_dict`` leaves
     them out of a four-player tractor hand, whose dict is the same as before they existed.
@@ -370,7 +370,7 @@ class HandState:
         self._start_deal()
 
     def _start_deal(self) -> None:
-        """RULES.md §5.1; also after a redeal (same dealer, or seat 0 in a first hand)."""
+        """RULES-SPEC.md §5.1; also after a redeal (same dealer, or seat 0 in a first hand)."""
         index = self.deal_number
         if self._decks is not None and index < len(self._decks):
             self.deck = list(self._decks[index])
@@ -670,7 +670,7 @@ class HandState:
                 self.kitty, self.level, rules.flip_rule, rules.bidding, self.decks
             )
         if self.dealer is None:
-            self.dealer = 0  # RULES.md §5.2: no bid in the first hand, seat 0 deals.
+            self.dealer = 0  # RULES-SPEC.md §5.2: no bid in the first hand, seat 0 deals.
             self.side = self._first_side()
         self._start_burying(suit)
 
@@ -715,7 +715,8 @@ class HandState:
             self.turn = (seat + 1) % self.players
 
     def _resolve_throw(self, seat: int, cards: tuple[int, ...]) -> tuple[int, ...] | None:
-        """RULES.md §4 Throw check: what the leader plays, or None when the throw is rejected."""
+        """RULES-SPEC.md §4 Throw check: what the leader plays, or None when the throw is
+        rejected."""
         assert self.trump is not None
         others = [self.hands[s] for s in range(self.players) if s != seat]
         outcome = throw_outcome(
@@ -785,7 +786,7 @@ class HandState:
     # --- results ---------------------------------------------------------------------------
 
     def _kitty_bonus(self) -> tuple[int, int]:
-        """(multiplier, bonus) of RULES.md §5.5; (0, 0) when the defenders took the last
+        """(multiplier, bonus) of RULES-SPEC.md §5.5; (0, 0) when the defenders took the last
         trick."""
         last = self.tricks[-1]
         if not self.is_attacker(last.winner):
@@ -876,7 +877,7 @@ class HandState:
         )
 
     def _raise_level(self, levels: list[str], wrapped: list[bool], index: int, by: int) -> bool:
-        """RULES.md §5.7 on ``levels[index]``: up ``by`` levels; True when it passed A (then
+        """RULES-SPEC.md §5.7 on ``levels[index]``: up ``by`` levels; True when it passed A (then
         wrapped round or held at A by ``past_ace``)."""
         rank = RANKS.index(levels[index]) + by
         passed = rank > ACE
@@ -892,14 +893,14 @@ class HandState:
     def _levels_after(
         self, team: int, gained: int
     ) -> tuple[tuple[str, ...], tuple[bool, ...], int | None]:
-        """RULES.md §5.7: the team's new level, and whether it passed A (wrap or match end)."""
+        """RULES-SPEC.md §5.7: the team's new level, and whether it passed A (wrap or match end)."""
         levels = list(self.levels)
         wrapped = list(self.wrapped)
         passed = team if self._raise_level(levels, wrapped, team, gained) else None
         return tuple(levels), tuple(wrapped), passed
 
     def _escape_result(self) -> HandResult:
-        """RULES.md §7: the hand stops, no level changes, the match ends."""
+        """RULES-SPEC.md §7: the hand stops, no level changes, the match ends."""
         return self._result(
             outcome=ESCAPE,
             winner=None,
@@ -985,7 +986,7 @@ def new_hand(
 
     ``levels`` and ``wrapped`` hold one entry per team (tractor mode: 2) or per seat (找朋友:
     ``rules.players``); by default everyone is at 2, unwrapped. ``dealer`` None means a match's
-    first hand: the deal starts at seat 0 and bidding picks the dealer (RULES.md §5.2), so all
+    first hand: the deal starts at seat 0 and bidding picks the dealer (RULES-SPEC.md §5.2), so all
     must hold the same level. ``decks`` (tests, analysis) replaces the seeded shuffles:
     ``decks[k]`` is the deck of deal ``k`` (0 first, 1 after a redeal …), in the order of
     ``deal.py``; deals past the list are shuffled from the seed.

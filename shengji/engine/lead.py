@@ -1,4 +1,5 @@
-"""Checking a lead (RULES.md §4: a single, a pair, a tractor or a throw, all of one suit group).
+"""Checking a lead (RULES-SPEC.md §4: a single, a pair, a tractor or a throw, all of one suit
+group).
 
 ``lead_info`` analyses a lead (a ``LeadInfo``, shapes.py) once per Trump and caches it: the
 follow check, the throw check and the trick winner all start from it, and bots ask about the
@@ -45,7 +46,7 @@ def _analyse(lead: Sequence[int], trump: Trump) -> LeadInfo:
         fmt = lead_format(lead, trump)
         return LeadInfo(fmt.group, split, fmt.key, fmt.units)
     # The split lists the longest, highest tractor first, then pairs and singles high to low,
-    # so its first card is the lead's key card (RULES.md §4 Winner). A longest tractor is a
+    # so its first card is the lead's key card (RULES-SPEC.md §4 Winner). A longest tractor is a
     # whole run of the lead's pairs, so no other split of the lead has a higher one.
     return LeadInfo(trump.groups[lead[0]], split, trump.orders[split.first_card])
 

@@ -1,9 +1,10 @@
-"""A match: hands in succession with a level per team and the deal rotating (RULES.md §5.6–§5.7).
+"""A match: hands in succession with a level per team and the deal rotating (RULES-SPEC.md
+§5.6–§5.7).
 
 ``Match(rules, seed)`` starts everyone at 2 with the first hand's dealer chosen by bidding.
 After each finished hand ``finish_hand()`` takes its ``HandResult``: the winners' new levels
 (per team, or per player in 找朋友), the next dealer, the wrap flags. The match ends when a
-team (a player) passes A under ``past_ace = match_end`` or at an escape (RULES.md §7: the
+team (a player) passes A under ``past_ace = match_end`` or at an escape (RULES-SPEC.md §7: the
 players change); under ``wrap`` it goes on for ever.
 Hand ``k``'s seed is the ``k``-th 63-bit number of ``random.Random(seed)``.
 """

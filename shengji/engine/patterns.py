@@ -1,4 +1,4 @@
-"""Singles, pairs, tractors and throws (RULES.md §3), and splitting cards into them.
+"""Singles, pairs, tractors and throws (RULES-SPEC.md §3), and splitting cards into them.
 
 The cards of one suit group are read as a *pair profile*: ``avail[order]`` is how many distinct
 pairs the cards hold at that order (0..15). Off-suit and trump-suit orders hold at most one pair
@@ -85,7 +85,7 @@ def best_first_top(avail: list[int], lengths: Sequence[int]) -> int | None:
     """Highest top of a ``lengths[0]`` tractor in a placement of all ``lengths``, or None.
 
     With ``lengths`` longest first, this is the key of a play split into a lead's shape
-    (RULES.md §4 Winner: the top card of the part matching the lead's longest tractor).
+    (RULES-SPEC.md §4 Winner: the top card of the part matching the lead's longest tractor).
     """
     length = lengths[0]
     for top in run_tops(avail, length):
@@ -104,7 +104,7 @@ def best_cover(avail: list[int], lengths: Sequence[int], rng: Random | None = No
     """Which of ``lengths`` (longest first) the profile can supply, best first.
 
     Returns ``(matched, tops)``: ``matched`` is the lexicographically greatest tuple of flags
-    over all ways to place disjoint tractors (RULES.md §4 Following, obligation 2: each lead
+    over all ways to place disjoint tractors (RULES-SPEC.md §4 Following, obligation 2: each lead
     tractor, longest first, is owed if the hand still holds one), and ``tops`` gives the top
     order used for each matched length (-1 when unmatched). ``rng`` picks among equal bests.
     """
@@ -134,12 +134,12 @@ def best_cover(avail: list[int], lengths: Sequence[int], rng: Random | None = No
 
 
 def is_pair(cards: Sequence[int]) -> bool:
-    """Two identical cards (RULES.md §3 Pair)."""
+    """Two identical cards (RULES-SPEC.md §3 Pair)."""
     return len(cards) == 2 and cards[0] == cards[1]
 
 
 def is_tractor(cards: Sequence[int], trump: Trump) -> bool:
-    """Two or more pairs of one suit group at consecutive orders (RULES.md §3 Tractor); with
+    """Two or more pairs of one suit group at consecutive orders (RULES-SPEC.md §3 Tractor); with
     more decks, two or more tuples of one size (RULES-SPEC.md §9.2)."""
     if has_wide(cards):
         return is_tuple_tractor(cards, trump)
@@ -188,7 +188,7 @@ def _high_to_low(ids: Sequence[int], trump: Trump) -> list[int]:
 
 
 def split_cards(cards: Sequence[int], trump: Trump) -> Split:
-    """A lead's split (RULES.md §3 Throw): tractors longest first, then pairs, then singles;
+    """A lead's split (RULES-SPEC.md §3 Throw): tractors longest first, then pairs, then singles;
     with three or more copies of a card, the format of RULES-SPEC.md §9.2 (its triples, quads and
     tractors of them in ``wide``).
 
@@ -250,7 +250,7 @@ def shape_of(cards: Sequence[int], trump: Trump) -> Shape:
 def shape_key(cards: Sequence[int] | bytes, shape: Shape, trump: Trump) -> int | None:
     """The order of the key card of the best split of ``cards`` into ``shape``, or None.
 
-    ``cards`` are of one suit group and as many as ``shape.size``. RULES.md §4 Winner: the key
+    ``cards`` are of one suit group and as many as ``shape.size``. RULES-SPEC.md §4 Winner: the key
     is the top of the part matching the shape's longest tractor; with no tractor, the highest
     pair; with only singles, the highest single. A pair may serve as two singles and a tractor
     as pairs or as a shorter tractor plus pairs.

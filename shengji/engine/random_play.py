@@ -1,7 +1,7 @@
 """Random legal play, for self-play, tests and load: bids, burying, leads (throws included),
 follows, and rare escapes. Every choice comes from the ``random.Random`` passed in.
 
-Follows are built directly from the obligations (RULES.md §4 Following), not by trying
+Follows are built directly from the obligations (RULES-SPEC.md §4 Following), not by trying
 candidates: singles and pairs here, longer leads by part 1's ``legal_follow``.
 """
 

@@ -1,4 +1,4 @@
-"""Hand records and replay (STYLE.md: a header plus moves; the position is rebuilt by replaying).
+"""Hand records and replay: a header plus moves; the position is rebuilt by replaying.
 
 A ``HandRecord`` is the rule set (with its version), the seed, the levels and wrap flags at the
 start, the dealer (None in a match's first hand), optional explicit decks, and the ordered

@@ -1,4 +1,4 @@
-"""Rule options and presets (RULES.md §5–§8): ``RuleSet`` and ``preset(name)``.
+"""Rule options and presets (RULES-SPEC.md §5–§8): ``RuleSet`` and ``preset(name)``.
 
 A ``RuleSet`` is frozen and validated on construction; ``to_json``/``from_json`` round-trip it
 with a version number, so a stored hand replays under exactly the rules it was played with.
@@ -75,7 +75,7 @@ _SHAPE_CHOICES: dict[str, tuple[str, ...]] = {
     "draw_policy": DRAW_POLICY,
 }
 HOUSE_RULE_OPTIONS: dict[str, tuple[str, ...]] = dict(_CHOICES)
-"""The options a casual table may set on top of its preset (RULES.md §4–§7), with their values;
+"""The options a casual table may set on top of its preset (RULES-SPEC.md §4–§7), with their values;
 timings are the table's own fields, and ``throw_penalty`` stays the preset's."""
 
 CLASSIC_SHAPE: dict[str, Any] = {
@@ -123,12 +123,12 @@ def default_friends(players: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class RuleSet:
-    """One value for every rule option of RULES.md §8, plus the timings of §7.
+    """One value for every rule option of RULES-SPEC.md §8, plus the timings of §7.
 
     ``no_bid_first_hand`` is what happens when nobody bids in a match's first hand and
     ``no_bid`` in later hands (seed 000: redeal first, flip the kitty later). ``forced_part``
-    is which part of a failed throw is played (RULES.md §4) and ``flip_rule`` how a kitty
-    turned over names the trump (RULES.md §5.2). Timings are for
+    is which part of a failed throw is played (RULES-SPEC.md §4) and ``flip_rule`` how a kitty
+    turned over names the trump (RULES-SPEC.md §5.2). Timings are for
     the site (the engine has no clock): the deal's pace per card, the bid window after the
     deal, the time to bury and the default time per play.
     """
@@ -314,7 +314,8 @@ PRESET_NAMES = tuple(PRESETS)
 
 
 def preset(name: str) -> RuleSet:
-    """The preset of RULES.md §8 by name: ``ranked``, ``seed000``, ``seed002`` … ``seed004``."""
+    """The preset of RULES-SPEC.md §8 by name: ``ranked``, ``seed000``, ``seed002`` …
+    ``seed004``."""
     found = PRESETS.get(name)
     if found is None:
         raise UnknownPresetError(f"no preset {name!r}; presets: {', '.join(PRESET_NAMES)}")

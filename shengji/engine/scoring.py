@@ -1,4 +1,4 @@
-"""Points, the kitty multiplier (RULES.md §5.5) and level changes (RULES.md §5.6)."""
+"""Points, the kitty multiplier (RULES-SPEC.md §5.5) and level changes (RULES-SPEC.md §5.6)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ _POINTS_BY_RANK = {RANKS.index("5"): 5, RANKS.index("T"): 10, RANKS.index("K"): 
 
 
 def card_points(card: int) -> int:
-    """5 for a five, 10 for a ten or a king, else 0 (RULES.md §1)."""
+    """5 for a five, 10 for a ten or a king, else 0 (RULES-SPEC.md §1)."""
     if card >= SMALL_JOKER:
         return 0
     return _POINTS_BY_RANK.get(card % 13, 0)
@@ -30,7 +30,7 @@ def points(cards: Iterable[int]) -> int:
 
 
 def level_change(attacker_points: int, decks: int = 2) -> tuple[str, int]:
-    """Which side goes up and by how many levels, from the attackers' points (RULES.md §5.6;
+    """Which side goes up and by how many levels, from the attackers' points (RULES-SPEC.md §5.6;
     RULES-SPEC.md §9.2 Scoring: the step is ``20 × decks``, 40 for two decks).
 
     ``("attackers", 0)`` means the attackers take the deal without going up.
@@ -59,7 +59,7 @@ def _checked_decks(decks: int) -> int:
 
 
 def kitty_multiplier(play: Sequence[int], trump: Trump, policy: str = "lead_shape") -> int:
-    """The kitty's point multiplier when the attackers win the last trick (RULES.md §5.5).
+    """The kitty's point multiplier when the attackers win the last trick (RULES-SPEC.md §5.5).
 
     ``lead_shape``: ``play`` is the last trick's lead; a tractor gives 2 × 2^len (len = pairs in
     its longest tractor), else a pair 4, else 2.

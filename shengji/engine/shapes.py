@@ -1,5 +1,5 @@
 """What a play is made of: its ``Shape`` (how many tractors, pairs and singles), its ``Split``
-(the cards of each part) and, for a lead, its ``LeadInfo`` (RULES.md §3, §4).
+(the cards of each part) and, for a lead, its ``LeadInfo`` (RULES-SPEC.md §3, §4).
 
 Plain records over ``Card``s, with nothing to compute against a ``Trump``: the modules that
 split cards (``patterns``), analyse leads (``lead``) and hold per-trump caches (``trump``) all

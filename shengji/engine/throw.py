@@ -1,4 +1,4 @@
-"""The throw check (甩牌, RULES.md §4 Throw check) and its outcome under the rule options.
+"""The throw check (甩牌, RULES-SPEC.md §4 Throw check) and its outcome under the rule options.
 
 A throw stands only if no other seat holds, in the throw's suit group, a single beating its
 lowest single, a pair beating its lowest pair, or a tractor of a part's length beating that
@@ -67,7 +67,7 @@ def throw_check(
 def _failing_part(
     info: LeadInfo, other_hands: Sequence[Sequence[int]], trump: Trump, by_kind: bool
 ) -> list[Card] | None:
-    """The part to play instead, or None: RULES.md §4, failing parts found hand by hand."""
+    """The part to play instead, or None: RULES-SPEC.md §4, failing parts found hand by hand."""
     split = info.split
     orders = trump.orders
     # Split parts are listed high to low, so the last single / pair is the lowest.

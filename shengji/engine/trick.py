@@ -1,4 +1,4 @@
-"""Who wins a trick (RULES.md §4 Winner).
+"""Who wins a trick (RULES-SPEC.md §4 Winner).
 
 Each play gets a *score*: None for a play that cannot win (a discard, or cards that do not
 split into the lead's shape), else its key order, plus ``TRUMP_BONUS`` when it ruffs a

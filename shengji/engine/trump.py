@@ -1,4 +1,5 @@
-"""The trump context of a hand: which cards are trump and the order of every card (RULES.md §2).
+"""The trump context of a hand: which cards are trump and the order of every card (RULES-SPEC.md
+§2).
 
 ``Trump(level, suit)`` objects are cached, one per (level, suit), and carry lookup tables indexed
 by card id, so the hot paths do ``trump.orders[card]`` instead of computing anything.
@@ -7,7 +8,7 @@ Orders are small ints, comparable inside one suit group only:
 off-suit cards and trump-suit cards without the level rank 0..11 (2 low, A high, level rank
 skipped); off-suit level cards 12; trump-suit level card 13; SJ 14; BJ 15.
 Under no-trump: all level cards 12, SJ 13, BJ 14. Consecutive orders are consecutive for
-tractors (RULES.md §3), and equal orders are equal in play (first played wins).
+tractors (RULES-SPEC.md §3), and equal orders are equal in play (first played wins).
 """
 
 from __future__ import annotations
@@ -120,7 +121,7 @@ class Trump:
 
 
 def _group_and_order(card_id: int, level_rank: int, trump_suit: int | None) -> tuple[int, int]:
-    """RULES.md §2: BJ > SJ > trump-suit level card > other level cards > trump suit A..2."""
+    """RULES-SPEC.md §2: BJ > SJ > trump-suit level card > other level cards > trump suit A..2."""
     top = 12 if trump_suit is None else 13
     if card_id == BIG_JOKER:
         return TRUMP, top + 2
@@ -134,7 +135,7 @@ def _group_and_order(card_id: int, level_rank: int, trump_suit: int | None) -> t
 
 
 def suit_group(card: int, trump: Trump) -> str:
-    """``"trump"`` or the card's suit letter (RULES.md §2, suit group)."""
+    """``"trump"`` or the card's suit letter (RULES-SPEC.md §2, suit group)."""
     return GROUP_NAMES[trump.groups[card]]
 
 

@@ -291,7 +291,7 @@ def test_sign_up_play_a_hand_with_three_bots_and_watch_its_replay(
 
 
 def test_the_page_sorts_and_names_cards_as_the_rules_say(site: str, chromium: Any) -> None:
-    """cards.js orders a hand as RULES.md §2 and the engine do, for any trump, and names each
+    """cards.js orders a hand as RULES-SPEC.md §2 and the engine do, for any trump, and names each
     card for screen readers in the page's language."""
     rng = random.Random(8)
     deck = [str(card) for card in full_deck()]

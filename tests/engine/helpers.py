@@ -303,7 +303,7 @@ def reference_throw_check(
     trump: Trump,
     forced_part: str = "by_kind",
 ) -> list[int] | None:
-    """RULES.md §4 Throw check, restated over actual cards (``forced_part`` as in §4)."""
+    """RULES-SPEC.md §4 Throw check, restated over actual cards (``forced_part`` as in §4)."""
     from shengji.engine import split_cards
 
     split = split_cards(lead, trump)

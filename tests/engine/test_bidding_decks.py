@@ -1,6 +1,6 @@
 """Bidding with more than two decks (RULES-SPEC.md §9.2 Bidding): a showing is k copies of one
 level card (1 ≤ k ≤ decks) or k identical jokers (k ≥ 2); more copies beat fewer; at equal
-count each ``bidding`` option keeps its order. Two-deck results are those of RULES.md §5.2."""
+count each ``bidding`` option keeps its order. Two-deck results are those of RULES-SPEC.md §5.2."""
 
 from __future__ import annotations
 
@@ -231,7 +231,7 @@ def test_flip_count_jokers_over_fewer_level_cards_only() -> None:
 
 
 def reference_two_deck_strength(system: str, cards: Sequence[int]) -> int:
-    """RULES.md §5.2 restated: single < level pair < SJ pair < BJ pair (strength); joker pairs
+    """RULES-SPEC.md §5.2 restated: single < level pair < SJ pair < BJ pair (strength); joker pairs
     equal (reinforce); under count the number of cards."""
     if system == "count":
         return len(cards)
@@ -242,7 +242,8 @@ def reference_two_deck_strength(system: str, cards: Sequence[int]) -> int:
 
 @pytest.mark.parametrize("system", ["strength", "count", "reinforce"])
 def test_two_deck_results_are_unchanged(system: str) -> None:
-    """On two-deck hands the default and ``decks=2`` agree, and strengths are RULES.md §5.2's."""
+    """On two-deck hands the default and ``decks=2`` agree, and strengths are RULES-SPEC.md
+    §5.2's."""
     rng = random.Random(31)
     for _ in range(300):
         deck = full_deck()

@@ -1,4 +1,5 @@
-"""How a turned-over kitty names the trump (RULES.md §5.2, option ``flip_rule``): ``first_card``
+"""How a turned-over kitty names the trump (RULES-SPEC.md §5.2, option ``flip_rule``):
+``first_card``
 (seed 004: the first level card, a joker first meaning no-trump) and ``as_bids`` (seed 000:
 系统就会按顺序翻出8张底牌确定主牌，按照亮主规则确定主牌 — the eight cards read as bids)."""
 

@@ -1,4 +1,5 @@
-"""Following a lead (RULES.md §4 Following; seed 000 §1.9.2, seed 002 跟牌, seed 003 出牌规则)."""
+"""Following a lead (RULES-SPEC.md §4 Following; seed 000 §1.9.2, seed 002 跟牌, seed 003
+出牌规则)."""
 
 from __future__ import annotations
 

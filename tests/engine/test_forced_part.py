@@ -1,4 +1,5 @@
-"""Which part a failed throw forces (RULES.md §4, option ``forced_part``): ``by_kind`` (seed 000
+"""Which part a failed throw forces (RULES-SPEC.md §4, option ``forced_part``): ``by_kind`` (seed
+000
 §1.9.1: single, then pair, then tractor) and ``lowest`` (seed 003: 首家试图连出98844时，若其余某家
 有此花色的J，则首家必须出9，若其余某家有此花色的QQ或55，则首家必须出44)."""
 

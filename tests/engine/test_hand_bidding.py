@@ -1,4 +1,4 @@
-"""Bidding for trump (RULES.md §5.2): the three ``bidding`` options, bids checked against the
+"""Bidding for trump (RULES-SPEC.md §5.2): the three ``bidding`` options, bids checked against the
 cards drawn so far, and who deals (``first_hand_dealer``, later hands)."""
 
 from __future__ import annotations

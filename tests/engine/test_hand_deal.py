@@ -1,4 +1,4 @@
-"""The deal, the kitty and what happens with no bid (RULES.md §5.1–§5.3, §5.7 level source)."""
+"""The deal, the kitty and what happens with no bid (RULES-SPEC.md §5.1–§5.3, §5.7 level source)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Playing a hand (RULES.md §4, §5.4–§5.6): turns, follows, failed throws and their penalty,
+"""Playing a hand (RULES-SPEC.md §4, §5.4–§5.6): turns, follows, failed throws and their penalty,
 the kitty bonus under each multiplier option, the result, escapes."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Matches (RULES.md §5.6–§5.7): levels per team, the deal rotating, wrap and match end."""
+"""Matches (RULES-SPEC.md §5.6–§5.7): levels per team, the deal rotating, wrap and match end."""
 
 from __future__ import annotations
 

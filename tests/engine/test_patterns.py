@@ -1,6 +1,6 @@
 """Pairs, tractors and splits.
 
-RULES.md §3; seed 000 §1.9.1, seed 003 拖拉机的构成, seed 004 §14.
+RULES-SPEC.md §3; seed 000 §1.9.1, seed 003 拖拉机的构成, seed 004 §14.
 """
 
 from __future__ import annotations
@@ -26,12 +26,12 @@ from shengji.engine import (
 from tests.engine.helpers import deal, group_cards, random_trump
 
 TRACTORS = [
-    # RULES.md §3, level 5 trump H
+    # RULES-SPEC.md §3, level 5 trump H
     ("5", "H", "4S4S6S6S"),
     ("5", "H", "5S5S5H5H"),
     ("5", "H", "AHAH5S5S"),
     ("5", "H", "5H5H SJSJ BJBJ"),
-    # RULES.md §3 and seed 003 (打 10), level T trump H
+    # RULES-SPEC.md §3 and seed 003 (打 10), level T trump H
     ("T", "H", "KSKSQSQS"),
     ("T", "H", "JSJS9S9S"),
     ("T", "H", "5S5S4S4S3S3S"),
@@ -40,7 +40,7 @@ TRACTORS = [
     ("T", "H", "TSTS AHAH"),  # 一对副 10 带一对主牌 A
     ("T", "H", "THTH TSTS AHAH"),  # 一对主 10 带一对副 10 及一对主牌 A
     ("T", "H", "TDTD AHAH KHKH"),
-    # RULES.md §3 and seed 004 §14, level 3: 4422 is a tractor
+    # RULES-SPEC.md §3 and seed 004 §14, level 3: 4422 is a tractor
     ("3", "H", "4S4S2S2S"),
     ("3", "S", "4S4S2S2S"),
     # seed 004 §14 a-e, level 3 trump H
@@ -67,7 +67,7 @@ TRACTORS = [
 ]
 
 NOT_TRACTORS = [
-    # RULES.md §3 and seed 003: 554，544，5533，JJQ，两对副 10，JJ1010，AA22
+    # RULES-SPEC.md §3 and seed 003: 554，544，5533，JJQ，两对副 10，JJ1010，AA22
     ("T", "H", "5S5S4S"),
     ("T", "H", "5S4S4S"),
     ("T", "H", "5S5S3S3S"),
@@ -79,7 +79,7 @@ NOT_TRACTORS = [
     ("3", "H", "4S4S3S3S"),
     ("3", "H", "3S3S2S2S"),
     ("3", "S", "4S4S3S3S"),
-    # RULES.md §3 no-trump, level 2
+    # RULES-SPEC.md §3 no-trump, level 2
     ("2", None, "2S2S 2H2H"),
     ("2", None, "2S2S 2H2H SJSJ"),
     # a single pair, unpaired cards, mixed groups, gaps
@@ -110,7 +110,7 @@ def test_not_tractor(level: str, suit: str | None, text: str) -> None:
     [("ASAS", True), ("SJSJ", True), ("BJBJ", True), ("AS KS", False), ("5S 5C", False)],
 )
 def test_pair(text: str, pair: bool) -> None:
-    # RULES.md §3: 5S 5C with level 5 is not a pair, though equal in order.
+    # RULES-SPEC.md §3: 5S 5C with level 5 is not a pair, though equal in order.
     assert is_pair(parse_cards(text)) is pair
 
 
@@ -149,7 +149,7 @@ def test_split_of_mixed_cards_is_refused() -> None:
 @pytest.mark.parametrize(
     ("play", "shape", "splits"),
     [
-        # RULES.md §4: a pair may serve as two singles
+        # RULES-SPEC.md §4: a pair may serve as two singles
         ("9H 7H7H", Shape((), 0, 3), {"9H 7H 7H"}),
         ("9H 7H7H", Shape((), 1, 1), {"7H7H 9H"}),
         # a longer tractor as a shorter tractor plus pairs

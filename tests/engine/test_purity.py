@@ -1,4 +1,4 @@
-"""The engine is pure Python: standard library only, no Django (STYLE.md, python-chess)."""
+"""The engine is pure Python: standard library only, no Django."""
 
 from __future__ import annotations
 

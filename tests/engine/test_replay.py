@@ -1,4 +1,4 @@
-"""Hand records and replay (STYLE.md: a record is a header plus moves, replayed exactly)."""
+"""Hand records and replay (a record is a header plus moves, replayed exactly)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rule sets and presets (RULES.md §8): values, JSON round trip, strict reading."""
+"""Rule sets and presets (RULES-SPEC.md §8): values, JSON round trip, strict reading."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from shengji.engine.action_errors import (
 from shengji.engine.errors import InvalidOptionError
 from shengji.engine.rules import PRESET_NAMES, PRESETS, RULES_VERSION, RuleSet, preset
 
-# RULES.md §8, one row per option: ranked, 000, 002, 003, 004.
+# RULES-SPEC.md §8, one row per option: ranked, 000, 002, 003, 004.
 TABLE = {
     "bidding": ("strength", "strength", "count", "reinforce", "strength"),
     "first_hand_dealer": ("bidder", "bidder", "first_bidder", "bidder", "bidder"),

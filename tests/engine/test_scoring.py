@@ -1,5 +1,5 @@
-"""Points, level changes (RULES.md §5.6; seeds 000 §1.11, 002, 003 记分规则) and the kitty
-multiplier (RULES.md §5.5; seed 000 §1.10, seed 002 抠底, seed 004 §17)."""
+"""Points, level changes (RULES-SPEC.md §5.6; seeds 000 §1.11, 002, 003 记分规则) and the kitty
+multiplier (RULES-SPEC.md §5.5; seed 000 §1.10, seed 002 抠底, seed 004 §17)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Scoring by decks (RULES-SPEC.md §9.2 Scoring): points in play are 100 × decks, and the level
 bands step by s = 20 × decks from the attackers' points X: X = 0 → defenders +3; X < s → +2;
-X < 2s → +1; X < 3s → attackers take the deal (+0); then +1 a further s. Two decks: RULES.md §5.6
+X < 2s → +1; X < 3s → attackers take the deal (+0); then +1 a further s. Two decks: RULES-SPEC.md
+§5.6
 exactly."""
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ def test_level_change_at_each_boundary(
 
 @pytest.mark.parametrize("attacker_points", range(0, 405, 5))
 def test_two_decks_is_the_default_and_unchanged(attacker_points: int) -> None:
-    """The two-deck table of RULES.md §5.6, restated directly."""
+    """The two-deck table of RULES-SPEC.md §5.6, restated directly."""
     x = attacker_points
     expected = (
         ("defenders", 3)

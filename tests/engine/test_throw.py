@@ -1,4 +1,5 @@
-"""The throw check (RULES.md §4; seed 000 §1.9.1, seed 003 甩牌 98844, seed 004 §15-16 最大性)."""
+"""The throw check (RULES-SPEC.md §4; seed 000 §1.9.1, seed 003 甩牌 98844, seed 004 §15-16
+最大性)."""
 
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ THROWS = [
     (*T_H, "9S 8S8S 4S4S", ["JS", "", ""], "9S"),
     # ... 若其余某家有此花色的55，则首家必须出44
     (*T_H, "9S 8S8S 4S4S", ["", "5S5S 2S", ""], "4S 4S"),
-    # ... QQ also holds a Q that beats the 9: by kind the single comes first (RULES.md §4;
+    # ... QQ also holds a Q that beats the 9: by kind the single comes first (RULES-SPEC.md §4;
     # seed 003's own forced_part = lowest plays the 44: test_forced_part.py)
     (*T_H, "9S 8S8S 4S4S", ["", "", "QSQS"], "9S"),
     # seed 004 §16: 紅心66553 fails on a heart above 3 or a tractor above 6655

@@ -1,4 +1,5 @@
-"""Trick winner (RULES.md §4 Winner; seed 000 §1.9.3, seed 002 牌的大小, seed 003 毙 / 盖毙)."""
+"""Trick winner (RULES-SPEC.md §4 Winner; seed 000 §1.9.3, seed 002 牌的大小, seed 003 毙 /
+盖毙)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ T_H = ("T", "H")
 
 WINNERS = [
     # (level, suit, plays from the leader, winner index)
-    # RULES.md §4 / seed 003 (打 10, trump hearts, lead in spades)
+    # RULES-SPEC.md §4 / seed 003 (打 10, trump hearts, lead in spades)
     (*T_H, ["AS KS 5S5S4S4S", "9H9H8H8H 7H 2H"], 1),  # 998872 可毙 AK5544
     (*T_H, ["ASAS 5S5S4S4S", "9H9H8H8H7H2H"], 0),  # 998872 不能毙 AA5544
     (*T_H, ["5S 4S4S", "9H 7H7H"], 1),  # 977 可毙 544

@@ -1,6 +1,6 @@
 """Trump context and card order.
 
-RULES.md §2; seed 000 §1.9.3, seed 002 牌的大小, seed 003 牌的大小顺序.
+RULES-SPEC.md §2; seed 000 §1.9.3, seed 002 牌的大小, seed 003 牌的大小顺序.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def _strictly_descending(text: str, trump: Trump) -> bool:
         ("5", "S", "BJ SJ 5S 5D AS KS QS JS TS 9S 8S 7S 6S 4S 3S 2S"),
         # seed 002: 主花色级牌 > 其它花色级 > 主花色 A .. 2
         ("2", "D", "BJ SJ 2D 2C AD KD 3D"),
-        # RULES.md §2 no-trump: BJ > SJ > the four level cards
+        # RULES-SPEC.md §2 no-trump: BJ > SJ > the four level cards
         ("7", None, "BJ SJ 7C AS"),
         ("A", "C", "BJ SJ AC AH KC 2C"),
     ],

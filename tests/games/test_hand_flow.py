@@ -188,7 +188,7 @@ def test_seats_refuse_a_second_seat_a_taken_seat_and_a_low_balance() -> None:
     table = make_table(users[0], min_balance=0)
     services.seat_take(table_id=table.pk, user=users[0], index=0, stake=250)
     table.refresh_from_db()
-    assert table.stake == 250  # the first to sit sets the stake (RULES.md §6)
+    assert table.stake == 250  # the first to sit sets the stake (RULES-SPEC.md §6)
     services.seat_take(table_id=table.pk, user=users[1], index=1, stake=999)
     table.refresh_from_db()
     assert table.stake == 250

@@ -167,7 +167,7 @@ def test_finding4_a_ban_mid_hand_frees_the_seat_as_an_absence() -> None:
     assert away.absent_at_end and not away.escaped
     assert HandSettlement.objects.filter(hand=hand).exists()
     kinds = set(LedgerEntry.objects.filter(hand=hand, user=users[1]).values_list("kind", flat=True))
-    assert "escape_penalty" in kinds  # settled as today's absentee (RULES.md §7)
+    assert "escape_penalty" in kinds  # settled as today's absentee (RULES-SPEC.md §7)
     assert Seat.objects.get(pk=seat.pk).user_id is None
 
 

@@ -32,6 +32,6 @@ def test_regression_no_bid_redeal_can_redeal_forever() -> None:
     assert closes == MAX_REDEALS + 1
     assert state.deal_number == MAX_REDEALS
     assert state.trump is not None and state.trump.suit is None
-    assert state.dealer == 0  # RULES.md §5.2: no bid in the first hand, seat 0 deals
+    assert state.dealer == 0  # RULES-SPEC.md §5.2: no bid in the first hand, seat 0 deals
     draws = Action.objects.filter(hand=hand, text="draw").count()
     assert draws == 100 * (MAX_REDEALS + 1)

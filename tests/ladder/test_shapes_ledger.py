@@ -203,7 +203,7 @@ def test_a_bot_at_the_start_of_a_big_hand_makes_it_practice() -> None:
 
 
 def leaving(seat: int) -> Callable[[HandState], None]:
-    """``seat`` leaves the hand at its first lead (an escape, RULES.md §7)."""
+    """``seat`` leaves the hand at its first lead (an escape, RULES-SPEC.md §7)."""
 
     def leave_now(state: HandState) -> None:
         state.apply(leave(seat))

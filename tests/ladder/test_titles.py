@@ -1,4 +1,4 @@
-"""Title thresholds of RULES.md §6, each at its edges."""
+"""Title thresholds of RULES-SPEC.md §6, each at its edges."""
 
 from __future__ import annotations
 

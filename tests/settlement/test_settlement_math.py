@@ -1,4 +1,4 @@
-"""The settlement arithmetic on worked examples (RULES.md §6, §7), without a database."""
+"""The settlement arithmetic on worked examples (RULES-SPEC.md §6, §7), without a database."""
 
 from __future__ import annotations
 
@@ -124,7 +124,7 @@ def test_percent_rounds_half_up() -> None:
 
 
 def test_ratio_worked_example_590() -> None:
-    """RULES.md §6: S = 100, highest level K, +4 levels: 200 + 400 − 10 = 590."""
+    """RULES-SPEC.md §6: S = 100, highest level K, +4 levels: 200 + 400 − 10 = 590."""
     outcome = normal(levels_at_start=("K", "5"), attacker_points=240)
     assert (outcome.winner_side, outcome.levels_gained) == (1, 4)
     lines = settle_hand(outcome, RICH)

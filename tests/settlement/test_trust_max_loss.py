@@ -29,7 +29,7 @@ from shengji.settlement import (
 )
 
 RICH = {seat: SeatState(human=True, balance=10**12, title_points=0) for seat in range(4)}
-# Every band of RULES.md §5.6 (and past the settled-levels cap, and absurdly past it).
+# Every band of RULES-SPEC.md §5.6 (and past the settled-levels cap, and absurdly past it).
 POINTS = [0, 5, 40, 80, 120, 160, 200, 240, 280, 320, 360, 400, 480, 1000, 655_360]
 # Levels at the start that reach every ratio, and 8 and A under `table` (first or not).
 LEVELS = [
