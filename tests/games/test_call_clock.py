@@ -22,7 +22,7 @@ from games import asyncdb, services
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Table
 from shengji.engine import HandState, format_cards
-from shengji.engine.friends import CALL_HELD, CALL_HELD_ALL, default_calls, format_calls
+from shengji.engine.friends import CALL_HELD, default_calls, format_calls
 from shengji.engine.hand import BURYING, PLAYING
 from shengji.engine.views import sample_bury
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
@@ -165,7 +165,10 @@ def held_and_free_calls(state: HandState) -> tuple[str, str, int]:
     hand = state.hands[state.dealer]
     free = default_calls(hand, state.trump, state.decks, state.rules.friends)
     plain = [c for c in hand if not state.trump.is_trump(c)]
-    card = max(plain, key=lambda c: (hand.count(c), c))
+    # The fewest copies held: the others hold the rest, whatever the deal (every copy held is
+    # `call_held_all`, pinned in tests/engine/test_friend_calls_default.py).
+    card = min(plain, key=lambda c: (hand.count(c), c))
+    assert hand.count(card) < state.decks
     held = f"1{format_cards([card])} " + " ".join(
         f"{c.ordinal}{format_cards([c.card])}" for c in free[1:]
     )
@@ -182,8 +185,7 @@ def test_a_call_of_a_held_card_is_checked_ok_with_its_warning() -> None:
     )
     warning = services.hand_check(hand_id=hand.pk, user=users[dealer], text=f"call {dealer} {held}")
     assert warning is not None
-    expected = CALL_HELD_ALL if copies == state.decks else CALL_HELD
-    assert (warning.code, warning.call, warning.held) == (expected, held.split()[0], copies)
+    assert (warning.code, warning.call, warning.held) == (CALL_HELD, held.split()[0], copies)
     fewer = f"{copies + 1}{held.split()[0][1:]} " + " ".join(held.split()[1:])
     warning = services.hand_check(
         hand_id=hand.pk, user=users[dealer], text=f"call {dealer} {fewer}"
@@ -206,7 +208,7 @@ async def test_the_socket_answers_a_held_cards_check_with_its_warning(settings: 
     assert checked == {
         "type": "check",
         "ok": True,
-        "warning": CALL_HELD_ALL if copies == state.decks else CALL_HELD,
+        "warning": CALL_HELD,
         "call": held.split()[0],
         "held": copies,
     }
