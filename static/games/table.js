@@ -2158,9 +2158,19 @@ function holdReadyWhileResultOpen() {
 }
 
 /** A page put away (another tab, a locked phone) holds nobody up: the ready it took back is
- * given again at once, and not taken back again for that hand. */
+ * given again at once, and not taken back again for that hand. A page being left or reloaded
+ * is hidden too on its way out: its hold stands (a reload keeps it), so the release waits one
+ * turn of the event loop, which a page that is unloading never gets. */
+let leavingPage = false;
+window.addEventListener("pagehide", () => { leavingPage = true; });
+window.addEventListener("pageshow", () => { leavingPage = false; });
+
 function releaseHeldReadyWhenHidden() {
-  if (document.visibilityState === "visible") return;
+  setTimeout(releaseHeldReady, 0);
+}
+
+function releaseHeldReady() {
+  if (leavingPage || document.visibilityState === "visible") return;
   const mine = mySeat();
   const hand = game.hand;
   if (mine === null || !hand || ui.readyHeldFor !== hand.id || ui.resultClosed === hand.id) return;

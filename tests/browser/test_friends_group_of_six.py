@@ -253,6 +253,7 @@ def play_a_turn(phone: Phone, view: dict[str, Any], phones: list[Phone]) -> None
     # A hand played out (its last card gone) has nothing left to tap: it is not measured.
     holding = [i for i, other in enumerate(phones) if cards_held(other.page)]
     assert [hand_top(phones[i].page) for i in holding] == [tops[i] for i in holding]
+    assert clipped_seat_lines(page) == []  # the points grow: each seat's line still fits
 
 
 def clipped_seat_lines(page: Any) -> list[str]:
@@ -260,7 +261,9 @@ def clipped_seat_lines(page: Any) -> list[str]:
     return list(
         page.evaluate(
             "() => [...document.querySelectorAll('.felt .seat-line')]"
-            ".filter((e) => e.scrollWidth > e.clientWidth + 1).map((e) => e.textContent)"
+            ".filter((e) => e.scrollWidth > e.clientWidth + 1)"
+            ".map((e) => `${e.closest('.seats').className}: ${e.innerText}"
+            " (${e.scrollWidth} > ${e.clientWidth})`)"
         )
     )
 
