@@ -2158,15 +2158,18 @@ function holdReadyWhileResultOpen() {
 }
 
 /** A page put away (another tab, a locked phone) holds nobody up: the ready it took back is
- * given again at once, and not taken back again for that hand. A page being left or reloaded
- * is hidden too on its way out: its hold stands (a reload keeps it), so the release waits one
- * turn of the event loop, which a page that is unloading never gets. */
+ * given again once it has stayed hidden a moment, and not taken back again for that hand. A
+ * page being closed, left or reloaded is hidden too on its way out: its hold stands (a reload
+ * keeps it), and it sends nothing, since it is gone before the moment is over. */
+const HIDDEN_RELEASE_MS = 2000;
 let leavingPage = false;
+let releaseTimer = null;
 window.addEventListener("pagehide", () => { leavingPage = true; });
 window.addEventListener("pageshow", () => { leavingPage = false; });
 
 function releaseHeldReadyWhenHidden() {
-  setTimeout(releaseHeldReady, 0);
+  clearTimeout(releaseTimer);
+  if (document.visibilityState !== "visible") releaseTimer = setTimeout(releaseHeldReady, HIDDEN_RELEASE_MS);
 }
 
 function releaseHeldReady() {
