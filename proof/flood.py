@@ -116,13 +116,12 @@ async def flood(
         reader, writer = opened
         received = bytearray()
         reading = asyncio.ensure_future(_drain_reads(reader, received)) if read else None
-        try:
+        # Writing ends when the server drops the connection or stops reading it.
+        with contextlib.suppress(OSError, TimeoutError):
             while time.monotonic() < end:
                 writer.write(chunk)
                 await asyncio.wait_for(writer.drain(), max(0.01, end - time.monotonic()))
                 report.frames_written += CHUNK_FRAMES
-        except (OSError, TimeoutError):
-            pass  # the server dropped the connection, or stopped reading it
         if reading is None:
             with contextlib.suppress(OSError, TimeoutError):
                 received += await asyncio.wait_for(reader.read(65536), 0.5)
