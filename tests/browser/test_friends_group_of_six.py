@@ -25,6 +25,7 @@ from shengji.engine import Trump, format_cards, legal_follow, parse_cards
 from shengji.engine.views import sample_bury
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import PASSWORD, new_page
+from tests.browser.test_table_phone_layout import NARROWEST_TAP
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 SEATS = 6
@@ -99,23 +100,8 @@ def hand_top(page: Any) -> float:
 
 
 def narrowest_tap(page: Any) -> float:
-    """The narrowest width a card of the hand offers to a finger: the part of each card not
-    covered by the card drawn over it."""
-    return float(
-        page.evaluate(
-            """() => {
-              const cards = [...document.querySelectorAll('#hand button.card')]
-                .map((b) => b.getBoundingClientRect());
-              let least = Infinity;
-              cards.forEach((r, i) => {
-                const next = cards[i + 1];
-                const shown = next && Math.abs(next.top - r.top) < 2 ? next.left - r.left : r.width;
-                least = Math.min(least, shown);
-              });
-              return least;
-            }"""
-        )
-    )
+    """The narrowest width a card of the hand offers to a finger (the part not covered)."""
+    return float(page.evaluate(NARROWEST_TAP))
 
 
 def sign_up_from_the_invite(page: Any, link: str, username: str, table_id: int) -> None:
