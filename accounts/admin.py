@@ -22,7 +22,7 @@ from accounts.services import user_ban, user_unban
 # key), and a look at it is enough to act as anyone. Players make and replace their own tokens
 # (/accounts/token/); a ban deletes them. No admin page for them.
 admin.site.unregister(TokenProxy)
-# Locked out after too many failed log-ins (accounts/ratelimits.py): the admin's form says so.
+# Locked out after too many failed log-ins (accounts/logins.py): the admin's form says so.
 admin.site.login_form = AdminLoginForm
 # Groups as Django has them, their permissions named in the admin's language.
 admin.site.unregister(Group)

@@ -16,6 +16,7 @@ carries the messages of the table's codes, translated, and shows the one for an 
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -26,6 +27,8 @@ from django.utils.translation import get_language
 from django.utils.translation import gettext_lazy as _
 
 from shengji.engine import ShengjiError, action_reason_text, parse_cards, reason_text
+
+logger = logging.getLogger(__name__)
 
 # Refusals that say in full what to do (their numbers, daily relief, the table to go back to):
 # a page shows them without their code, and links the page they name (issue 33).
@@ -66,6 +69,38 @@ _MESSAGES: dict[str, Promise] = {
     ),
     "friends_only_option": _("that option belongs to 找朋友 (Finding Friends) only"),
     "invalid_mode": _("the mode is 拖拉机 (tractor) or 找朋友 (Finding Friends)"),
+    # The engine's refusals of a combination of house options (RULES-SPEC.md §10.1).
+    "needs_team_level": _(
+        "the top level, levels to defend and 勾J need the dealer side's level: not a random "
+        "level each hand"
+    ),
+    "score_bands_out_of_range": _(
+        "the level steps do not fit: a step is 0 or a multiple of 5 up to 100 points a deck, "
+        "the steps to take the deal at most the points in play, no step below 0"
+    ),
+    "score_bands_with_table_settlement": _(
+        "settlement by fixed amounts has level steps of its own: keep the standard steps with it"
+    ),
+    "kitty_size_out_of_range": _(
+        "that kitty size does not fit these decks: at most the cards less one a player, and "
+        "few enough cards left over to remove"
+    ),
+    "deck_min_rank_out_of_range": _("the deck's lowest rank is 2, 3, 4 or 5"),
+    "tractor_min_length_out_of_range": _("a tractor is 2 to 12 tuples long"),
+    "tractor_min_tuple_out_of_range": _(
+        "a tractor's tuples have from 2 cards up to as many as the decks"
+    ),
+    "bombs_need_4_decks": _("bombs need a table of 4 decks"),
+    "rainbow_min_out_of_range": _("a rainbow has 0 (no rainbows) or 4 up to 4 × decks cards"),
+    "bid_order_needs_strength": _(
+        "the order of showings belongs to bidding by strength: not to the other bidding rules"
+    ),
+    "bid_reinforce_needs_strength": _(
+        "overcalling yourself belongs to bidding by strength: not to the other bidding rules"
+    ),
+    "joker_bids_needs_strength": _(
+        "that rule of joker showings belongs to bidding by strength: not to the other bidding rules"
+    ),
     "not_allowed": _("you may not do that"),
     "in_game": _("you are seated at a table where a hand is in progress"),
     "seated_elsewhere": _("leave your seat at your other table first"),
@@ -110,6 +145,17 @@ _SITE_MESSAGES: dict[str, Promise] = {
     "credentials_invalid": _("wrong user name or password"),
     "ruleset_invalid": _("the hand's rules are incomplete"),
     "outcome_invalid": _("the hand's outcome does not read right"),
+    "relief_address_limit": _(
+        "relief was claimed from your network address today: come back tomorrow"
+    ),
+    "no_show_wait": _(
+        "you did not come to your last quick match: wait a little before queueing again"
+    ),
+    "table_rate_limit": _("you have opened many tables this hour: wait a little"),
+    "table_limit": _("you have too many tables open: close one first"),
+    "bad_request": _("the request is malformed"),
+    "too_many_attempts": _("too many attempts: wait a little and try again"),
+    "method_not_allowed": _("that method is not allowed here"),
 }
 
 # The engine's reason codes (docs/NOTATION.md), in the words players use.
@@ -137,6 +183,7 @@ _ENGINE_MESSAGES: dict[str, Promise] = {
     "friend_points": _("a point card (5, 10, K) cannot be called, but a K can when the level is A"),
     "friend_wrong_count": _("make exactly as many calls as the table's number of friends"),
     "friend_duplicate": _("the same call twice: call different cards or copies"),
+    "friend_card_not_in_deck": _("that card is not in this table's decks"),
     "wrong_count": _("play as many cards as the lead"),
     "cards_not_in_hand": _("those cards are not in your hand"),
     "must_follow_suit": _("play as many cards of the led suit as you hold"),
@@ -145,6 +192,11 @@ _ENGINE_MESSAGES: dict[str, Promise] = {
     "empty_play": _("a play needs at least one card"),
     "lead_mixed_suits": _("a lead must be all of one suit, or all trump"),
     "throw_rejected": _("the throw does not stand: lead again"),
+    "takeback_not_allowed": _("this table's rules allow no takeback now"),
+    "takeback_not_last": _(
+        "only your own last bid, or your play while it is the last, is taken back"
+    ),
+    "takeback_after_failed_throw": _("a failed throw stands, its penalty included"),
 }
 
 
@@ -189,9 +241,16 @@ def message_for(code: str) -> str:
     return code if message is None else str(message)
 
 
+# Every code a client may be sent: the one list (tests/foundation/test_error_codes.py checks that
+# every code raised anywhere in the site is in it).
+CODES: frozenset[str] = (
+    frozenset(_MESSAGES) | frozenset(_SITE_MESSAGES) | frozenset(_ENGINE_MESSAGES)
+)
+
+
 def is_known_code(code: str) -> bool:
     """Whether ``code`` is one of the project's (a refusal's, the site's or the engine's)."""
-    return code in _MESSAGES or code in _ENGINE_MESSAGES or code in _SITE_MESSAGES
+    return code in CODES
 
 
 def error_messages() -> dict[str, str]:
@@ -246,6 +305,9 @@ class ApplicationError(Exception):
         """The engine's message in English; in another language the code's message, followed
         by the cards concerned when the detail is cards (other details are English words)."""
         code = error.code
+        if not is_known_code(code):  # not a refusal of the player's action: no text of it
+            logger.error("an engine error of no listed code", exc_info=error)
+            return cls("internal")
         if code in _ENGINE_MESSAGES and not (get_language() or "en").startswith("en"):
             text = message_for(code)
             detail = getattr(error, "detail", "")

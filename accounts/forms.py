@@ -102,7 +102,7 @@ def too_many_attempts(wait_s: int) -> forms.ValidationError:
 
 class SaysWhenLockedOut:
     """A log-in form whose refusal for too many failed tries says so, not "wrong password"
-    (the check itself is in the authentication backend, accounts/ratelimits.py)."""
+    (the check itself is in the authentication backend, accounts/logins.py)."""
 
     request: HttpRequest | None
 

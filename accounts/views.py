@@ -24,6 +24,7 @@ from django.views.decorators.http import require_http_methods
 from rest_framework.authtoken.models import Token
 
 from accounts import ratelimits
+from accounts.client_address import client_ip
 from accounts.errors import ApplicationError
 from accounts.forms import LoginForm, SettingsForm, SignupForm, too_many_attempts
 from accounts.models import User
@@ -91,7 +92,7 @@ def signup(request: HttpRequest) -> HttpResponse:
         return redirect("accounts:me")
     form = SignupForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
-        ip = ratelimits.client_ip(request)
+        ip = client_ip(request)
         wait, receipt = ratelimits.signup_take(ip=ip)
         if wait:
             form.add_error(None, too_many_signups(wait))
@@ -144,7 +145,7 @@ class PasswordResetView(auth_views.PasswordResetView):
 
     def form_valid(self, form):  # type: ignore[no-untyped-def]
         wait = ratelimits.password_reset_wait(
-            email=form.cleaned_data["email"], ip=ratelimits.client_ip(self.request)
+            email=form.cleaned_data["email"], ip=client_ip(self.request)
         )
         if wait:
             form.add_error(None, too_many_attempts(wait))

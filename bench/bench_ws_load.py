@@ -59,20 +59,38 @@ sys.path.insert(0, str(ROOT))
 
 from proof.cpu import CpuMeter, asgi_pids, server_pids  # noqa: E402
 from proof.echoclient import ECHO_SITE_ENV  # noqa: E402
-from proof.load.moveparts import format_parts, move_parts, read_marks  # noqa: E402
+from proof.livesite import LiveSite  # noqa: E402
+from proof.load.moveparts import (  # noqa: E402
+    FOLDER_ENV,
+    TRACED_APPLICATION,
+    format_parts,
+    move_parts,
+    read_marks,
+)
 from proof.load.options import Options  # noqa: E402
 from proof.load.processes import run_phase, split  # noqa: E402
 from proof.load.report import format_table, report, steady_play  # noqa: E402
 from proof.profile import Profiler  # noqa: E402
-from shengji_site.launcher import ASGI_SERVERS  # noqa: E402
+from shengji_site.launcher import ASGI_APPLICATION, ASGI_SERVERS  # noqa: E402
 
 # --- the site --------------------------------------------------------------------------------
+
+
+class TracedSite(LiveSite):
+    """A ``LiveSite`` whose ASGI processes serve ``TRACED_APPLICATION`` (the site's, with each
+    move's marks written down in the folder its ``env`` names: proof/load/moveparts.py)."""
+
+    def _command(self, name: str) -> list[str]:
+        command = super()._command(name)
+        if self.asgi_index(name) is None:
+            return command
+        return [TRACED_APPLICATION if arg == ASGI_APPLICATION else arg for arg in command]
 
 
 def start_site(options: Options, trace: Path | None = None) -> Any:
     """A ``LiveSite`` of its own, started (or the ``RunningSite`` at ``--url``); with
     ``trace``, its ASGI processes mark each move's path in that folder (games/movetrace.py)."""
-    from proof.livesite import LiveSite, RunningSite
+    from proof.livesite import RunningSite
 
     if options.url:
         return RunningSite(options.url)
@@ -80,15 +98,27 @@ def start_site(options: Options, trace: Path | None = None) -> Any:
     env = {
         **ECHO_SITE_ENV,  # the echo socket, routed only where a bench turns it on
         **options.site_env,
-        **({"SHENGJI_MOVE_TRACE": str(trace)} if trace else {}),
+        **({FOLDER_ENV: str(trace)} if trace else {}),
     }
-    site = LiveSite(base, env=env, daphnes=options.daphnes, server=options.server)
+    site_class = TracedSite if trace else LiveSite
+    proxy = options.routing == "proxy"
+    site = site_class(base, env=env, daphnes=options.daphnes, server=options.server, proxy=proxy)
     try:
         site.start()
     except BaseException:
         site.stop()
         raise
     return site
+
+
+def socket_bases(site: Any, options: Options) -> list[str]:
+    """Where the clients open their sockets: the proxy (``--routing proxy``), or each ASGI
+    process (the clients then route as ``--routing`` says)."""
+    if options.routing == "proxy" and not options.url:
+        return [site.proxy_ws_url("")]
+    if options.daphnes > 1:
+        return [site.ws_url("", i) for i in range(options.daphnes)]
+    return [site.ws_url("")]
 
 
 def make_tables(site: Any, options: Options) -> list[dict[str, Any]]:
@@ -138,9 +168,7 @@ def measure(site: Any, options: Options, log: Callable[[str], None]) -> dict[str
     tables = make_tables(site, options)
     log(f"{len(tables)} tables ready in {time.monotonic() - started:.1f} s")
     shared: dict[str, Any] = {
-        "ws_bases": [site.ws_url("", i) for i in range(options.daphnes)]
-        if options.daphnes > 1
-        else [site.ws_url("")],
+        "ws_bases": socket_bases(site, options),
         "routing": options.routing,
         "origin": site.origin,
         "think": options.think,
@@ -251,9 +279,12 @@ def parse(argv: list[str] | None = None) -> Options:
     )
     add(
         "--routing",
-        choices=("spread", "table"),
+        choices=("spread", "table", "proxy"),
         default=Options.routing,
-        help="with several ASGI processes: a table's sockets spread over them, or all on one",
+        help=(
+            "with several ASGI processes: a table's sockets spread over them, or all on one; "
+            "proxy: through haproxy as `serve --processes N` runs it (serve's configuration)"
+        ),
     )
     add("--client-nice", type=int, default=Options.client_nice, help="nice of client processes")
     add(

@@ -1,7 +1,7 @@
-"""The table page's words for 找朋友's calls step (merged into games/views.py ``_table_labels``):
-the button that makes the calls on their own, the clock of each of the dealer's steps, what a
-call of a card the dealer holds means (ENGINE-PART2-DECISIONS.md F13) and the note when the
-calls step ran out (docs/PROTOCOL.md, "Time")."""
+"""The table page's words for 找朋友's calls step (merged into games/page_labels.py
+``table_labels``): the button that makes the calls on their own, the clock of each of the
+dealer's steps, what a call of a card the dealer holds means (ENGINE-PART2-DECISIONS.md F13) and
+the note when the calls step ran out (docs/PROTOCOL.md, "Time")."""
 
 from __future__ import annotations
 

@@ -30,6 +30,8 @@ SEAT_PARTS: dict[str, tuple[int, ...]] = {
     "timeout_play": (0,),
     "timeout_bury": (0,),
     "timeout_call": (0,),
+    "takeback_bid": (0,),
+    "takeback_play": (0,),
 }
 
 
@@ -49,6 +51,8 @@ NAMED_SEATS: dict[str, tuple[int, int]] = {
     "timeout_play": (0, 2),
     "timeout_bury": (0, 1),
     "timeout_call": (0, 1),
+    "takeback_bid": (0, 2),
+    "takeback_play": (0, 2),
 }
 
 
@@ -150,6 +154,10 @@ def system_line_patterns() -> dict[str, str]:
         "timeout_bury": _("Time's up: the system buried the kitty for {0}"),
         # Translators: 找朋友, the dealer's time to call ran out and the server called for them.
         "timeout_call": _("Time's up: the system called the friends for {0}"),
+        # Translators: a house rule lets a player withdraw their last bid; {1} is the bid.
+        "takeback_bid": _("{0} takes back the bid {1}"),
+        # Translators: 悔牌, a house rule: a player takes a play back before the trick ends.
+        "takeback_play": _("{0} takes back the play {1}"),
     }
 
 

@@ -7,7 +7,7 @@ import functools
 import json
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from typing import Any, ParamSpec, TypeVar
 
 from asgiref.sync import sync_to_async
@@ -19,9 +19,20 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.contrib.auth import HASH_SESSION_KEY
 
-from accounts import ratelimits
+from accounts import client_address, ratelimits
 from accounts.errors import ApplicationError, is_known_code
 from games import movetrace, selectors, services
+from games.feed import (
+    GAP_WAIT_S,
+    NOWHERE,
+    RESYNC,
+    STOP_WAIT,
+    WAIT,
+    SendState,
+    SendView,
+    Step,
+    TableFeed,
+)
 from games.groupwatch import watch
 from games.realtime import session_digest, table_group, user_group
 from shengji.engine import ShengjiError
@@ -45,7 +56,19 @@ RATE_PER_SECOND = 8.0
 RATE_BURST = 20.0
 # A seat's moves and what it asks of its seat: never dropped unanswered past the limit.
 ANSWERED_WHEN_REFUSED = frozenset(
-    {"bid", "bury", "play", "call", "leave", "sit", "stand", "ready", "bot", "autopilot"}
+    {
+        "bid",
+        "bury",
+        "play",
+        "call",
+        "takeback",
+        "leave",
+        "sit",
+        "stand",
+        "ready",
+        "bot",
+        "autopilot",
+    }
 )
 TOO_MANY_SOCKETS = 4429  # the close code when a user already has the most sockets it may
 FLOOD_CLOSE = 1008  # policy violation: the close code of a socket that kept sending past its limit
@@ -59,9 +82,6 @@ MAX_SEATS = 8  # seats 0..7 at the biggest table (RULES-SPEC.md §9.1)
 # Hints: the bot's choice costs a state read; a button pressed now and then, not a stream.
 HINT_PER_SECOND = 1.0
 HINT_BURST = 3.0
-# A view that skips a change waits this long for it before the socket asks for a state: two
-# processes' publishes of consecutive changes can reach a socket in the wrong order.
-GAP_WAIT_S = 1.0
 _background: set[asyncio.Future[None]] = set()  # kept until done (the loop holds tasks weakly)
 
 
@@ -453,18 +473,14 @@ class TableConsumer(SessionBound):
         self.presence: selectors.Presence | None = None  # as of the last state sent
         self.refresh_wanted = False
         self.refresh_task: asyncio.Task[None] | None = None
-        self.held: list[dict[str, Any]] | None = None  # views that came during a refresh
-        self.state_at: tuple[int, int] = (-1, -1)  # (hand, seq) of the last state sent
-        self.sent_at: tuple[int, int] = (-1, -1)  # of the last state or view sent
-        self.table_rev = -1  # the table's rev as of the last state sent
-        self.early: list[dict[str, Any]] = []  # views that came before a change they follow
-        self.gap_timer: asyncio.TimerHandle | None = None
+        self.feed = TableFeed()  # the order of what this socket sends
+        self.gap_timer: asyncio.TimerHandle | None = None  # the feed's wait for a missing change
         self.seat_socket = False  # registered as a seated player's socket (SeatConnection)
         self.touched_at = time.monotonic()  # the database last heard of it (connections_touch)
         self.limit = MessageLimit(settings.SHENGJI_SOCKET_RATE_PER_S, settings.SHENGJI_SOCKET_BURST)
         self.hint_limit = RateLimit(HINT_PER_SECOND, HINT_BURST)
         self.owner = ratelimits.socket_owner(self.user, self.scope.get("client"))
-        self.address = ratelimits.client_ip_from_scope(self.scope)
+        self.address = client_address.client_ip_from_scope(self.scope)
         self.watch_asked: int | None = None  # the seat asked for; ``watching`` when allowed
         presence = await self._db(
             selectors.presence_if_visible,
@@ -565,7 +581,7 @@ class TableConsumer(SessionBound):
         # Where the hand is: a client that missed a frame (a Redis restart can lose some) sees
         # that it is behind and asks for the state (docs/PROTOCOL.md).
         position = await database_sync_to_async(services.socket_ping)(
-            **self._socket_key(), sent=self.sent_at
+            **self._socket_key(), sent=self.feed.sent_at
         )
         where = {} if position is None else {"hand": position[0], "seq": position[1]}
         # The server's clock (ms since the epoch): the page counts deadlines by it, not by a
@@ -602,6 +618,12 @@ class TableConsumer(SessionBound):
         """找朋友: the dealer's calls while burying (``call <seat> 2AS 1KH``, the seat the
         sender's own); always the locking path (its refusals are the engine's)."""
         await self._act(content, "call", _calls(content))
+
+    async def on_takeback(self, content: dict[str, Any]) -> None:
+        """The sender's own seat takes back its last bid or play, under the table's takeback
+        options (RULES-SPEC.md §10.22, §10.23; ``takeback <seat>``, the seat the sender's own);
+        always the locking path, logged as any move."""
+        await self._act(content, "takeback", "")
 
     async def on_leave(self, content: dict[str, Any]) -> None:
         await self._own_seat()
@@ -757,27 +779,27 @@ class TableConsumer(SessionBound):
     async def _move(self, content: dict[str, Any], kind: str, cards: str) -> None:
         seq = _int(content, "seq")
         self._require_login()
-        if self.session_password:
-            mover = services.Mover(
-                self.user.pk, self.session_password, self.session_key, str(self.user)
-            )
-            moved = await services.move_by_statement(
-                table_id=self.table_id, mover=mover, kind=kind, cards=cards, seq=seq
-            )
-            if moved is not None:
-                self.check_due = False  # its statement checked the session
-                await self._show_own_move(moved.message)
-                if moved.task_due:
-                    _in_background(moved.send_task())
-                return
-        await self._db(
-            services.table_act,
+        made = await services.move(
             table_id=self.table_id,
             user=self.user,
+            mover=self._mover(),
             kind=kind,
             cards=cards,
             seq=seq,
+            in_thread=self._db,
         )
+        if made.views is not None:
+            self.check_due = False  # its statement checked the session
+            await self._show_own_move(made.views)
+        if made.task is not None:
+            _in_background(made.task())
+
+    def _mover(self) -> services.Mover | None:
+        """The mover of a one-statement move: the user with the session this socket last
+        checked in full. None before any full check: the locking path only."""
+        if not self.session_password:
+            return None
+        return services.Mover(self.user.pk, self.session_password, self.session_key, str(self.user))
 
     # --- group events --------------------------------------------------------------------
 
@@ -785,23 +807,13 @@ class TableConsumer(SessionBound):
         """The mover's own view of its one-statement move, sent at once: the group's copy
         waits in this socket's queue until the whole handler is done (a row's touch, say),
         and the player would wait with it. That copy is then not sent again (``hand_view``)."""
-        if not self.ended and self.held is None:
-            await self._forward_view(event)
+        if not self.ended:
+            await self._carry_out(self.feed.own_view(event, self._frame_to_forward))
 
     async def hand_view(self, event: dict[str, Any]) -> None:
-        if self.ended or self._sent_already(event):
-            pass
-        elif self.held is not None:  # a state is being read: it may be older than this view
-            self.held.append(event)
-        else:
-            await self._forward_view(event)
+        if not self.ended:
+            await self._carry_out(self.feed.view(event, self._frame_to_forward))
         self._learn(event)
-
-    def _sent_already(self, event: dict[str, Any]) -> bool:
-        """Whether this socket was sent the view's hand at its seq or later (the mover's own
-        view, ``_show_own_move``; a state read since): the client would drop it."""
-        hand, seq = self.sent_at
-        return bool(event["hand"] == hand and event["seq"] <= seq)
 
     def _learn(self, event: dict[str, Any]) -> None:
         """What the change tells this process for the table's next move (once per process:
@@ -811,64 +823,29 @@ class TableConsumer(SessionBound):
             hand_id, seq = warm
             _in_background(database_sync_to_async(services.warm_state)(hand_id=hand_id, seq=seq))
 
-    async def _forward_view(self, event: dict[str, Any]) -> None:
-        frame = self._frame_to_forward(event)
-        if frame is None:
-            return
-        if self._missed_before(event):
-            self._wait_for_missed(event)
-            return
-        await self._send_view(event, frame)
-        if self.early:
-            await self._forward_early()
-
-    async def _send_view(self, event: dict[str, Any], frame: str) -> None:
-        await self.send(text_data=frame)
-        movetrace.mark("sent", event["hand"], event["seq"])
-        self.sent_at = max(self.sent_at, (event["hand"], event["seq"]))
-
-    def _missed_before(self, event: dict[str, Any]) -> bool:
-        """Whether this socket has not had a change before this one: the view is of the hand
-        the socket was last sent, newer, and its change did not start at the seq the socket
-        was last sent (``prev``, the seq before it: a change of the deal logs several draws, so
-        seq + 1 cannot tell). A view of another hand, or one older than what was sent (a late
-        copy: the client drops it), goes on."""
-        hand, seq = self.sent_at
-        prev = event.get("prev")
-        if prev is None or event["hand"] != hand:
-            return False
-        return bool(event["seq"] > seq and prev != seq)
-
-    def _wait_for_missed(self, event: dict[str, Any]) -> None:
-        """Keep a view that came before a change it follows. The change's view may only be
-        late (another process published it a little after this one): it is sent when it
-        comes, and then this one. If it has not come within ``GAP_WAIT_S`` it was lost (e.g.
-        by Redis): the socket sends a fresh ``state`` instead, which holds both."""
-        self.early.append(event)
-        if self.gap_timer is None:
-            self.gap_timer = asyncio.get_running_loop().call_later(GAP_WAIT_S, self._gap_open)
+    async def _carry_out(self, steps: Iterator[Step]) -> None:
+        """Do what the feed says (games/feed.py), in order: it goes on once each frame is
+        written."""
+        for step in steps:
+            if isinstance(step, SendView):
+                await self.send(text_data=step.frame)
+                movetrace.mark("sent", step.event["hand"], step.event["seq"])
+            elif isinstance(step, SendState):
+                await self._send_change(step.change)
+            elif step is WAIT:
+                self.gap_timer = asyncio.get_running_loop().call_later(GAP_WAIT_S, self._gap_open)
+            elif step is STOP_WAIT:
+                if self.gap_timer is not None:
+                    self.gap_timer.cancel()
+                    self.gap_timer = None
+            elif step is RESYNC:
+                self._want_refresh()
 
     def _gap_open(self) -> None:
+        """The feed's wait for a missing change ran out: a fresh state, if views still wait."""
         self.gap_timer = None
-        if self.early and not self.ended:
-            self.early.clear()  # the state holds them
+        if self.feed.wait_over() and not self.ended:
             self._want_refresh()
-
-    async def _forward_early(self) -> None:
-        """The kept views that follow what this socket was sent now, in order; those it holds
-        already are dropped. The timer stops once none is left."""
-        while self.early:
-            self.early = [e for e in self.early if (e["hand"], e["seq"]) > self.sent_at]
-            follows = next((e for e in self.early if not self._missed_before(e)), None)
-            if follows is None:
-                break
-            self.early.remove(follows)
-            frame = self._frame_to_forward(follows)
-            if frame is not None:
-                await self._send_view(follows, frame)
-        if not self.early and self.gap_timer is not None:
-            self.gap_timer.cancel()
-            self.gap_timer = None
 
     def _frame_to_forward(self, event: dict[str, Any]) -> str | None:
         """The one view frame of a move this socket may see (encoded once, by the mover): its
@@ -886,30 +863,16 @@ class TableConsumer(SessionBound):
 
     async def table_changed(self, event: dict[str, Any]) -> None:
         """A table's change: this socket's ``state`` made from the message, with no read of
-        its own. A read is made instead when one is under way (it may be older than the
-        change), when the table is gone, or when the change's hand is older than the one this
-        socket was sent (a late copy from another process with a hand since started)."""
+        its own, or a read when the feed says so (``TableFeed.table_change``)."""
         if self.ended:
             return
         if self.watch_asked is not None:  # a player may have sat down from this address
             await self._watch_if_allowed()
-        change = event.get("change")
-        if (
-            change is not None
-            and self.held is None
-            and (change["rev"] <= self.table_rev or await self._send_change(change))
-        ):
-            return
-        self._want_refresh()
+        await self._carry_out(self.feed.table_change(event.get("change"), self._frame_to_forward))
 
-    async def _send_change(self, change: dict[str, Any]) -> bool:
-        hand = change["hand"]
-        at = (-1, -1) if hand is None else (hand[0], hand[1])
-        if at[0] < self.sent_at[0]:
-            return False
+    async def _send_change(self, change: dict[str, Any]) -> None:
         presence = self._presence_in(change["occupants"])
         self.presence = presence
-        self.table_rev = change["rev"]
         you = json.dumps({"seat": presence.seat, "watching": presence.watching})
         frame = (
             f'{{"type":"state","table":{change["table"]},"seats":{change["seats"]},'
@@ -917,10 +880,6 @@ class TableConsumer(SessionBound):
             f'"chat":{change["chat"]}}}'
         )
         await self.send(text_data=frame)
-        # The client keeps a view newer than a state's hand (docs/PROTOCOL.md): so does this.
-        self.state_at = self.sent_at = max(self.sent_at, at)
-        await self._forward_early()
-        return True
 
     def _presence_in(self, occupants: list[int | None]) -> selectors.Presence:
         user_id = getattr(self.user, "pk", None)
@@ -1009,7 +968,7 @@ class TableConsumer(SessionBound):
         await self.refresh_task
 
     async def _refresh_while_wanted(self) -> None:
-        self.held = []
+        self.feed.read_begins()
         try:
             while self.refresh_wanted:
                 self.refresh_wanted = False
@@ -1018,19 +977,10 @@ class TableConsumer(SessionBound):
                         return
                 except Exception:  # the socket outlives a failed refresh; the next retries
                     logger.exception("table socket refresh failed")
-                await self._send_held()
+                # The views that came while the state was read, in order, but those it holds.
+                await self._carry_out(self.feed.held_views(self._frame_to_forward))
         finally:
-            self.held = None  # no await after the loop's last check: a change then starts anew
-
-    async def _send_held(self) -> None:
-        """The views that came while the state was read, in order, but those it holds."""
-        held = self.held
-        assert held is not None
-        await self._forward_early()  # those the state did not hold, if they follow it
-        while held:  # views coming meanwhile are held too, behind these
-            event = held.pop(0)
-            if (event["hand"], event["seq"]) > self.state_at:
-                await self._forward_view(event)
+            self.feed.read_ends()  # no await after the loop's last check: a change starts anew
 
     async def _refresh(self) -> bool:
         """Send this socket its state; False when the table is gone (the socket is closed)."""
@@ -1074,8 +1024,7 @@ class TableConsumer(SessionBound):
         await self._send(state)
 
     async def _send(self, state: dict[str, Any]) -> None:
-        self.table_rev = max(self.table_rev, state["table"]["rev"])
         hand = state["hand"]
-        self.state_at = (-1, -1) if hand is None else (hand["id"], hand["seq"])
-        self.sent_at = self.state_at
+        at = NOWHERE if hand is None else (hand["id"], hand["seq"])
+        self.feed.state_read(at, state["table"]["rev"])
         await self.send_json(state)

@@ -10,11 +10,11 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from games import rules_words
+from games import house_options, rules_words
 from games.services import MAX_STAKE
-from shengji.engine import HOUSE_RULE_OPTIONS
+from shengji.engine import HOUSE_OPTIONS
 
-HOUSE_RULE_PREFIX = "rule_"
+HOUSE_RULE_PREFIX = house_options.PREFIX
 # The create form's stake: under the default rules a seat then needs 316 table points
 # (docs/LADDER.md, "Who may sit"), so two accounts fresh from the sign-up grant (1,000) can
 # sit, lose a hand at the worst and sit again (tests/games/test_first_table.py).
@@ -49,6 +49,7 @@ class ShapeForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields.update(shape_rule_fields())
+        self.fields.update(house_rule_fields())
 
     def clean_mode(self) -> str:
         mode = str(self.cleaned_data.get("mode") or "").strip()
@@ -72,7 +73,39 @@ class ShapeForm(forms.Form):
             if value:
                 shape[option] = value
         players = data.get("players")
-        return {"players": 4 if players is None else players, "house_rules": shape}
+        house = self.house_rules()
+        return {"players": 4 if players is None else players, "house_rules": {**house, **shape}}
+
+    def house_rules(self) -> dict[str, Any]:
+        """The house options chosen (an empty field is the preset's), as the engine takes
+        them: a flag True / False, a number an int (games/house_options.py)."""
+        data = self.cleaned_data
+        chosen: dict[str, Any] = {}
+        for name in self.fields:
+            value = data.get(name)
+            if not name.startswith(HOUSE_RULE_PREFIX) or value is None or value == "":
+                continue
+            option = name.removeprefix(HOUSE_RULE_PREFIX)
+            entry = house_options.BY_NAME.get(option)
+            if entry is not None and entry.is_flag:
+                value = value == house_options.FLAG_ON
+            chosen[option] = value
+        return chosen
+
+    def house_groups_bound(self) -> list[dict[str, Any]]:
+        """The house options' fields in their groups (the create form's template)."""
+        return [
+            {
+                "key": group.key,
+                "label": group.label,
+                "fields": [
+                    self[house_options.field_name(o.name)]
+                    for o in options
+                    if house_options.field_name(o.name) in self.fields
+                ],
+            }
+            for group, options in house_options.grouped()
+        ]
 
 
 def default_mode(players: int | None) -> str:
@@ -90,6 +123,7 @@ def shape_rule_fields() -> dict[str, forms.Field]:
     return {
         option: forms.ChoiceField(
             label=labels[option],
+            help_text=_shape_help(option),
             required=False,
             choices=[("", _("as the default"))]
             + [(value, words[option][value]) for value in values],
@@ -98,9 +132,15 @@ def shape_rule_fields() -> dict[str, forms.Field]:
     }
 
 
+def _shape_help(option: str) -> str:
+    entry = house_options.BY_NAME.get(option)
+    return "" if entry is None else str(entry.explanation)
+
+
 class PracticeForm(ShapeForm):
-    """和电脑练习 at any shape: nothing but the shape (bots fill every other seat). The home
-    page's one choice ``shape`` ("6-friends") stands for ``players`` and ``mode``."""
+    """和电脑练习 at any shape (bots fill every other seat), and any house options
+    (``rule_<option>``, as the create form sends them). The home page's one choice ``shape``
+    ("6-friends") stands for ``players`` and ``mode``."""
 
     shape = forms.ChoiceField(label=_("Table"), required=False, choices=())
 
@@ -157,15 +197,10 @@ class TableCreateForm(ShapeForm):
         help_text=_("Not shown in the lobby: players join by the invite link."),
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.fields.update(house_rule_fields())
-
-    def house_rule_fields_bound(self) -> list[forms.BoundField]:
-        return [self[name] for name in self.fields if name.startswith(HOUSE_RULE_PREFIX)]
-
     def main_fields_bound(self) -> list[forms.BoundField]:
-        return [self[name] for name in self.fields if not name.startswith(HOUSE_RULE_PREFIX)]
+        """The fields above the house options (each house option is in its group)."""
+        house = {house_options.field_name(name) for name in house_options.BY_NAME}
+        return [self[name] for name in self.fields if name not in house]
 
     @classmethod
     def defaults(cls) -> TableCreateForm:
@@ -197,14 +232,7 @@ class TableCreateForm(ShapeForm):
             "play_seconds": data["play_seconds"],
             "bury_seconds": _or_default(data.get("bury_seconds"), DEFAULT_BURY_SECONDS),
             "unlisted": data["unlisted"],
-            "house_rules": {
-                **{
-                    name.removeprefix(HOUSE_RULE_PREFIX): value
-                    for name, value in data.items()
-                    if name.startswith(HOUSE_RULE_PREFIX) and value
-                },
-                **shape["house_rules"],
-            },
+            "house_rules": shape["house_rules"],
         }
 
 
@@ -214,18 +242,43 @@ def _or_default(value: int | None, default: int) -> int:
 
 
 def house_rule_fields() -> dict[str, forms.Field]:
-    """One choice per rule option of RULES-SPEC.md §8 (house rules), empty = as the preset."""
-    words = rules_words.option_words()
-    labels = rules_words.option_labels()
-    return {
-        f"{HOUSE_RULE_PREFIX}{option}": forms.ChoiceField(
-            label=labels[option],
+    """One field per house option the engine has (RULES-SPEC.md §8, §10), named
+    ``rule_<option>``, in the registry's order (games/house_options.py): a choice, or a number
+    input with its range; empty = as the preset. An option that is also a shape field
+    (``draw_policy``) is the shape's field (``shape_rule_fields``)."""
+    fields: dict[str, forms.Field] = {}
+    for entry in house_options.OPTIONS:
+        if entry.name not in HOUSE_OPTIONS or entry.shape_values:
+            continue
+        fields[house_options.field_name(entry.name)] = _house_field(entry)
+    return fields
+
+
+def _house_field(entry: house_options.HouseOption) -> forms.Field:
+    if entry.number is not None:
+        number = entry.number
+        return forms.IntegerField(
+            label=str(entry.label),
+            help_text=str(entry.explanation),
             required=False,
-            choices=[("", _("as the preset"))]
-            + [(value, words[option][value]) for value in values],
+            min_value=number.least,
+            max_value=number.most,
+            widget=forms.NumberInput(
+                attrs={
+                    "min": number.least,
+                    "max": number.most,
+                    "step": number.step,
+                    "placeholder": house_options.default_of(entry.name),
+                }
+            ),
         )
-        for option, values in HOUSE_RULE_OPTIONS.items()
-    }
+    return forms.ChoiceField(
+        label=str(entry.label),
+        help_text=str(entry.explanation),
+        required=False,
+        choices=[("", _("as the preset"))]
+        + [(entry.form_value(value), words) for value, words in entry.values.items()],
+    )
 
 
 class SeatForm(forms.Form):

@@ -9,7 +9,7 @@ after it joined the group, so it misses no change. (Before: each socket queried 
 itself on every change, N sockets N queries.)
 
 The cap: a user may hold ``SHENGJI_LOBBY_SOCKETS_PER_USER`` lobby sockets and an address
-(``accounts.ratelimits``' client address) ``SHENGJI_LOBBY_SOCKETS_PER_IP``, every lobby socket
+(``accounts.client_address``) ``SHENGJI_LOBBY_SOCKETS_PER_IP``, every lobby socket
 from it counted, logged in or not. One more is accepted, sent an ``error``
 ``too_many_sockets`` and closed with 4429 (docs/PROTOCOL.md). The counts live in Redis, shared
 by every server process; each process marks its sockets alive every third of
@@ -32,7 +32,8 @@ from channels.db import DatabaseSyncToAsync
 from django.conf import settings
 from django.db import close_old_connections
 
-from accounts import ratelimits
+from accounts import shared_redis
+from accounts.client_address import client_ip_from_scope
 from games import rules_words, selectors
 
 logger = logging.getLogger(__name__)
@@ -80,11 +81,11 @@ return 0
 
 def socket_slots(user: Any, scope: dict[str, Any]) -> list[tuple[str, int]]:
     """The (Redis key, cap) pairs a lobby socket counts in: its address's (as every limit per
-    address reads it, ``ratelimits.client_ip_from_scope``), and its user's."""
-    address = ratelimits.client_ip_from_scope(scope)
-    slots = [(ratelimits._key("lobby", "ip", address), per_ip_cap())]
+    address reads it, ``client_ip_from_scope``), and its user's."""
+    address = client_ip_from_scope(scope)
+    slots = [(shared_redis.key("lobby", "ip", address), per_ip_cap())]
     if getattr(user, "is_authenticated", False):
-        slots.append((ratelimits._key("lobby", "user", user.pk), per_user_cap()))
+        slots.append((shared_redis.key("lobby", "user", user.pk), per_user_cap()))
     return slots
 
 
@@ -93,8 +94,8 @@ def socket_open(slots: list[tuple[str, int]], channel_name: str) -> bool:
     try:
         keys = [key for key, _ in slots]
         caps = [cap for _, cap in slots]
-        args: list[str | int] = [ratelimits._now_ms(), channel_name, _ttl_ms(), *caps]
-        return int(ratelimits._redis().eval(_OPEN_SCRIPT, len(keys), *keys, *args)) == 0
+        args: list[str | int] = [shared_redis.now_ms(), channel_name, _ttl_ms(), *caps]
+        return int(shared_redis.client().eval(_OPEN_SCRIPT, len(keys), *keys, *args)) == 0
     except redis.RedisError:
         logger.warning("lobby socket cap skipped: Redis unreachable")
         return True
@@ -105,8 +106,8 @@ def sockets_alive(members: list[tuple[list[tuple[str, int]], str]]) -> None:
     if not members:
         return
     try:
-        pipe = ratelimits._redis().pipeline(transaction=False)
-        now = ratelimits._now_ms()
+        pipe = shared_redis.client().pipeline(transaction=False)
+        now = shared_redis.now_ms()
         for slots, channel_name in members:
             for key, _ in slots:
                 pipe.zadd(key, {channel_name: now}, xx=True)
@@ -118,7 +119,7 @@ def sockets_alive(members: list[tuple[list[tuple[str, int]], str]]) -> None:
 
 def socket_closed(slots: list[tuple[str, int]], channel_name: str) -> None:
     try:
-        pipe = ratelimits._redis().pipeline(transaction=False)
+        pipe = shared_redis.client().pipeline(transaction=False)
         for key, _ in slots:
             pipe.zrem(key, channel_name)
         pipe.execute()

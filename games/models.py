@@ -20,7 +20,7 @@ SEATS = 4  # a classic table's seats: every ranked table (quick match) has four
 MAX_SEATS = 8  # the most seats a table may have (RULES-SPEC.md §9.1)
 
 # The table-shape options a casual table keeps among its house rules (RULES-SPEC.md §9.1, §3;
-# docs/PROTOCOL.md, "Shape of a table"); ``Table.players`` is a field of its own.
+# docs/PROTOCOL.md, "Tables of every shape"); ``Table.players`` is a field of its own.
 SHAPE_HOUSE_RULES = (
     "mode",
     "decks",

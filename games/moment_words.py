@@ -2,7 +2,7 @@
 the table until the next deal, the clock of whoever acts, a move the server made when a
 player's time ran out, a table an admin closed, the trick's leader, trumps set apart in the
 hand, and a bury of the wrong number of cards. Merged into the page's labels
-(games/views.py ``_table_labels``)."""
+(games/page_labels.py ``table_labels``)."""
 
 from __future__ import annotations
 

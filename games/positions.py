@@ -28,7 +28,7 @@ import redis
 from django.conf import settings
 from redis.commands.core import Script
 
-from accounts import ratelimits
+from accounts import shared_redis
 from games.models import Hand
 
 logger = logging.getLogger(__name__)
@@ -55,7 +55,7 @@ return 1
 @functools.cache
 def _set_script() -> Script:
     """Sent by its digest (EVALSHA), loaded again by redis-py if Redis lost it."""
-    return ratelimits._redis().register_script(_SET_SCRIPT)
+    return shared_redis.client().register_script(_SET_SCRIPT)
 
 
 def _key(table_id: int) -> str:
@@ -84,7 +84,7 @@ def position_set(table_id: int, position: Position) -> None:
     hand, seq = position
     try:
         _set_script()(
-            keys=[_key(table_id)], args=[hand, seq, _ttl_ms()], client=ratelimits._redis()
+            keys=[_key(table_id)], args=[hand, seq, _ttl_ms()], client=shared_redis.client()
         )
     except redis.RedisError:
         logger.warning("position of table %s not kept: Redis unreachable", table_id)
@@ -103,14 +103,14 @@ def position_forget(table_id: int) -> None:
     """The table's key holds a position that is no longer its latest hand's (the hand was made
     void): the next ping reads the database."""
     try:
-        ratelimits._redis().delete(_key(table_id))
+        shared_redis.client().delete(_key(table_id))
     except redis.RedisError:
         logger.warning("position of table %s not forgotten: Redis unreachable", table_id)
 
 
 def _held(table_id: int) -> Position | None:
     try:
-        return _parse(ratelimits._redis().get(_key(table_id)))
+        return _parse(shared_redis.client().get(_key(table_id)))
     except redis.RedisError:
         return None
 

@@ -15,6 +15,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
+from games import house_options
 from ladder import selectors as ladder_selectors
 from shengji.engine import HOUSE_RULE_OPTIONS, PRESETS, RuleSet
 from shengji.engine.rules import default_decks, default_friends
@@ -76,85 +77,23 @@ def preset_choices() -> list[tuple[str, str]]:
 
 
 def option_words() -> dict[str, dict[str, str]]:
-    """Each rule option's values in words players use (RULES-SPEC.md §4–§7)."""
-    no_bid = {
-        "redeal": _("deal again"),
-        "flip_kitty": _("turn the kitty over"),
-        "no_trump": _("play with no trump"),
-    }
+    """Each rule option of RULES-SPEC.md §8 with its values in words players use (the registry:
+    games/house_options.py)."""
     return {
-        "bidding": {
-            "strength": _("a stronger showing overturns: level card < level pair < joker pairs"),
-            "count": _("more level cards of another suit overcall; a joker pair means no trump"),
-            "reinforce": _("the first level card names trump; a pair protects or overturns it"),
-        },
-        "first_hand_dealer": {
-            "bidder": _("the player whose bid stands"),
-            "first_bidder": _("the first player to bid"),
-        },
-        "no_bid_first_hand": no_bid,
-        "no_bid": no_bid,
-        "failed_throw": {
-            "force_smallest": _("one failing part is played, the rest goes back to the hand"),
-            "reject": _("refused: the leader leads again"),
-        },
-        "forced_part": {
-            "by_kind": _("the lowest failing single, else pair, else tractor"),
-            "lowest": _("the failing part holding the lowest card"),
-        },
-        "flip_rule": {
-            "first_card": _("the first level card names trump; a joker first means no trump"),
-            "as_bids": _("the eight cards are read as bids: the strongest names trump"),
-        },
-        "kitty_multiplier": {
-            "lead_shape": _("by the last lead: 2, a pair 4, a tractor 2 × 2^length"),
-            "winner_shape": _("by the winning play: 2, a pair 4, a tractor 8"),
-            "pairs": _(
-                "by the winning play: 2; two pairs 4; three pairs 6; a tractor 2 × 2^length"
-            ),
-        },
-        "past_ace": {
-            "match_end": _("the side that passes A wins the match"),
-            "wrap": _("the side starts again at 2"),
-        },
-        "level_source": {
-            "team": _("the dealer side's level"),
-            "random": _("drawn at random every hand"),
-        },
-        "settlement": {
-            "ratio": _("stake × level ratio, plus stake × levels gained"),
-            "levels": _("stake × levels gained"),
-            "table": _("fixed amounts by the attackers' points"),
-            "stake_steps": _("stake steps by levels gained, and fees"),
-        },
-        "escape_penalty": {
-            "triple": _("the escaper pays three one-level losses"),
-            "fixed_40": _("the escaper pays 40"),
-            "nine_stakes": _("the escaper pays 9 stakes"),
-            "none": _("nobody pays"),
-        },
+        name: {str(value): str(words) for value, words in house_options.option(name).values.items()}
+        for name in house_options.RULES_OF_8
     }
 
 
 def option_labels() -> dict[str, str]:
-    """The options in the order of the rules card and the create form."""
-    return {
-        "bidding": _("Bidding"),
-        "first_hand_dealer": _("First hand's dealer"),
-        # Translators: what happens when nobody bids for trump in a match's first hand.
-        "no_bid_first_hand": _("Nobody bids, first hand"),
-        "no_bid": _("Nobody bids"),
-        "failed_throw": _("Failed throw"),
-        # Translators: which part of a failed throw (甩牌) the leader must play.
-        "forced_part": _("Part played"),
-        # Translators: how the kitty turned over (when nobody bids) names the trump.
-        "flip_rule": _("Kitty turned over"),
-        "kitty_multiplier": _("Kitty multiplier"),
-        "past_ace": _("Past A"),
-        "level_source": _("Level of the hand"),
-        "settlement": _("Settlement"),
-        "escape_penalty": _("Escape"),
-    }
+    """The options of RULES-SPEC.md §8 in the order of the rules card."""
+    return {name: str(house_options.option(name).label) for name in house_options.RULES_OF_8}
+
+
+def house_row_options() -> list[str]:
+    """The other house options (RULES-SPEC.md §10, ``throw_penalty``), in the registry's order:
+    a rules card shows each only when the table changes it."""
+    return [o.name for o in house_options.OPTIONS if not o.in_rules_of_8]
 
 
 def _no_bid_words(options: dict[str, Any], words: dict[str, str]) -> str:
@@ -275,22 +214,28 @@ def _option_read(option: str, decks: int) -> bool:
 
 
 def rule_changes(preset_name: str, options: dict[str, Any]) -> list[str]:
-    """The rule options (RULES-SPEC.md §4–§7) whose value differs from the preset's, in the order of
-    the rules card: what a table's house rules really change. The table's shape (players,
-    mode, decks, the 找朋友 options) is no change of the preset's rules, and an option the
-    table's decks do not read is none either."""
+    """The rule options whose value differs from the preset's, in the order of the rules card
+    (RULES-SPEC.md §8's, then the other house options of games/house_options.py): what a
+    table's house rules really change. The table's shape (players, mode, decks, the 找朋友
+    options, ``draw_policy``'s two shape values) is no change of the preset's rules, and an
+    option the table's decks do not read is none either. An option missing from ``options``
+    (``RuleSet.to_dict`` leaves out a house option at its default) holds the preset's value."""
     base = PRESETS.get(preset_name.partition(HOUSE_SUFFIX)[0])
     if base is None:
         return []
-    preset_options = base.to_dict()["options"]
     decks = int(options.get("decks", 2))
-    return [
+    changed = [
         option
         for option in option_labels()
         if option in options
-        and options[option] != preset_options.get(option)
+        and options[option] != getattr(base, option)
         and _option_read(option, decks)
     ]
+    for option in house_row_options():
+        value = options.get(option, getattr(base, option))
+        if house_options.is_house_change(option, value, getattr(base, option)):
+            changed.append(option)
+    return changed
 
 
 def house_rules_change_preset(
@@ -298,7 +243,7 @@ def house_rules_change_preset(
 ) -> bool:
     """Whether a table's stored house rules change any rule of its preset (not only its shape):
     the lobby names it "<preset> · house rules" only then."""
-    chosen = {k: v for k, v in (house_rules or {}).items() if k in HOUSE_RULE_OPTIONS}
+    chosen = {k: v for k, v in (house_rules or {}).items() if k in house_options.BY_NAME}
     return bool(rule_changes(preset_name, {**chosen, "decks": decks}))
 
 
@@ -306,12 +251,32 @@ def _changes_words(changed: list[str]) -> str:
     """The description of what changed ("Changed from the preset: Settlement."), or ""."""
     if not changed:
         return ""
-    labels = option_labels()
     # Translators: the separator of a list of rule names (、 in Chinese).
     separator = pgettext("list separator", ", ")
     return _("Changed from the preset: %(rules)s.") % {
-        "rules": separator.join(labels[option] for option in changed)
+        "rules": separator.join(str(house_options.option(option).label) for option in changed)
     }
+
+
+def house_rows(options: dict[str, Any], changed: list[str]) -> list[dict[str, Any]]:
+    """A rules card's rows of the house options beyond RULES-SPEC.md §8 that the table changes
+    (only those: the others play as the preset)."""
+    rows = []
+    for name in house_row_options():
+        if name not in changed:
+            continue
+        entry = house_options.option(name)
+        value = options[name]
+        rows.append(
+            {
+                "option": name,
+                "value": entry.form_value(value),
+                "label": str(entry.label),
+                "text": entry.words(value),
+                "changed": True,
+            }
+        )
+    return rows
 
 
 def rules_card(
@@ -347,6 +312,8 @@ def rules_card(
         rows.append(
             {"option": option, "value": value, "label": label, "text": text, "changed": changes}
         )
+    full = {**{n: getattr(RuleSet(), n) for n in house_row_options()}, **options}
+    rows.extend(house_rows(full, changed))
     if stake is not None:
         rows.append(
             {
@@ -386,11 +353,34 @@ def form_rules_data() -> dict[str, Any]:
             for option, label in option_labels().items()
             if option in HOUSE_RULE_OPTIONS
         },
+        "house": house_form_data(),
         "house_label": _("house rules"),
         "kitty_many_decks": kitty_many_decks_words(),  # decks > 2 (RULES-SPEC.md §9.2.10)
         "changes_label": _("Changed from the preset: %(rules)s."),
         "list_separator": pgettext("list separator", ", "),
     }
+
+
+def house_form_data() -> dict[str, Any]:
+    """The create form script's words for the house options beyond RULES-SPEC.md §8: each one's
+    label, its default as the form sends it, and its values' words (a number's in a pattern,
+    ``{n}``, and its words for 0); the summary shows one only when it is changed."""
+    data: dict[str, Any] = {}
+    for name in house_row_options():
+        entry = house_options.option(name)
+        shown: dict[str, Any] = {
+            "label": str(entry.label),
+            "field": house_options.field_name(name),
+            "default": entry.form_value(getattr(RuleSet(), name)),
+            "shape_values": list(entry.shape_values),
+        }
+        if entry.number is not None:
+            shown["number"] = str(entry.number.words).replace("%(n)s", "{n}")
+            shown["zero"] = str(entry.number.zero) if entry.number.zero is not None else None
+        else:
+            shown["words"] = {entry.form_value(v): str(w) for v, w in entry.values.items()}
+        data[name] = shown
+    return data
 
 
 # --- the table's shape (RULES-SPEC.md §9.1, §3) ------------------------------------------------
@@ -399,7 +389,7 @@ SHAPE_FORM_OPTIONS: dict[str, tuple[str, ...]] = {
     "friend_cards": ("unrestricted", "trumps_included", "no_highest", "no_points"),
     "join_policy": ("unrestricted", "no_double_join"),
     "small_side_bonus": ("on", "off"),
-    "draw_policy": ("no_protections", "longer_tuples_protected"),
+    "draw_policy": tuple(house_options.option("draw_policy").values),
 }
 """The shape options a table may choose on top of its players, mode, decks and friends, with
 their values as the form sends them (``small_side_bonus`` as ``on``/``off``)."""
@@ -420,7 +410,7 @@ def shape_option_labels() -> dict[str, str]:
         "friend_cards": _("Cards that may be called"),
         "join_policy": _("A call filled by the dealer's side"),
         "small_side_bonus": _("Small-side bonus"),
-        "draw_policy": _("Following with triples and quads"),
+        "draw_policy": str(house_options.option("draw_policy").label),
     }
 
 
@@ -442,8 +432,7 @@ def shape_option_words() -> dict[str, dict[str, str]]:
             "off": _("no bonus"),
         },
         "draw_policy": {
-            "no_protections": _("a longer tuple must be broken to follow a shorter one"),
-            "longer_tuples_protected": _("a longer tuple need not be broken for a shorter one"),
+            value: str(words) for value, words in house_options.option("draw_policy").values.items()
         },
     }
 

@@ -1,6 +1,7 @@
-"""The words the table and replay scripts write for tables of 5–8 seats and 找朋友 (issue 32),
-translated here and merged into the pages' labels (games/views.py ``_table_labels`` and
-``_replay_labels``): seats by number past four, the dealer's calls, reveals, each player's
+"""The words the table and replay scripts write for tables of 5–8 seats and 找朋友 (issue 32)
+and for the house options (RULES-SPEC.md §10),
+translated here and merged into the pages' labels (games/page_labels.py ``table_labels`` and
+``replay_labels``): seats by number past four, the dealer's calls, reveals, each player's
 points and level (RULES-SPEC.md §9.3–§4)."""
 
 from __future__ import annotations
@@ -46,10 +47,11 @@ def _call_words() -> dict[str, Any]:
 
 
 def shape_table_words() -> dict[str, Any]:
-    """The table page's words for every table shape (merged into ``_table_labels``)."""
+    """The table page's words for every table shape (merged into ``page_labels.table_labels``)."""
     return {
         **_call_words(),
         **_shape_words(),
+        **_house_words(),
         "bury_nk": _("Bury ({n}/{k})"),
         "bury_pick_k": _("Choose {k} cards to bury ({n} chosen)."),
         "dealing_nt": _("Dealing: {n}/{total}"),
@@ -79,6 +81,22 @@ def shape_replay_words() -> dict[str, Any]:
         "side_final": _("Dealer's side"),
         "seat_points_title": _("Points each player has taken"),
         "levels_each": _("Each player's level"),
+    }
+
+
+def _house_words() -> dict[str, Any]:
+    """What the house options add to the table page (RULES-SPEC.md §10.9–§10.11): who stopped
+    a throw, the cards taken out of the deal, every trick of the hand."""
+    return {
+        # Translators: after "X's throw fails …" under the option naming who stopped it.
+        "throw_blocker": _("{name} stopped it."),
+        "removed_cards": _("Cards taken out of the deal"),
+        "all_tricks": _("Every trick of the hand ({n})"),
+        "trick_taken_by": _("{name} takes it"),
+        # Translators: the level after A under the top-level option (RULES-SPEC.md §10.5), in
+        # "level NT" (打无主); no level cards, only the jokers are trump.
+        "level_nt": _("NT"),
+        "no_bids_at_nt": _("A hand at NT: nobody bids, only the jokers are trump."),
     }
 
 

@@ -7,8 +7,10 @@ import logging
 from celery import shared_task
 from django.conf import settings
 from django.db import OperationalError
+from redis.exceptions import RedisError
 
-from games import services, task_names
+from accounts import shared_redis
+from games import groupwatch, services, task_names
 
 logger = logging.getLogger(__name__)
 
@@ -45,11 +47,20 @@ def table_next_hand(table_id: int) -> bool:
     return services.table_start_due(table_id=table_id) is not None
 
 
+def forget_dead_channels() -> None:
+    """The channels a killed server process left in their groups (games/groupwatch.py)."""
+    try:
+        groupwatch.forget_dead_channels(shared_redis.client(), groupwatch.layer_prefix())
+    except (RedisError, OSError):
+        logger.warning("the channels of dead processes are kept until Redis answers")
+
+
 @shared_task(name=task_names.SWEEP, ignore_result=True)
 def sweep() -> int:
     """Catch deadlines and grace periods whose task was lost, and forget sockets a dead server
     left behind."""
     services.connections_sweep(older_than_s=settings.SHENGJI_CONNECTION_TIMEOUT_S)
+    forget_dead_channels()
     late = settings.SHENGJI_DISCONNECT_GRACE_S + 1  # the grace task itself usually comes first
     for seat_id, since in services.seats_takeover_overdue(grace_s=late):
         seat_grace.delay(seat_id, since)

@@ -1,4 +1,6 @@
 """REST API of the ladder (Django REST framework; schema by drf-spectacular at /api/schema/).
+The API's reads of hands (a player's hands, one hand's record) are games/history_api.py, in the
+same namespace `api-ladder` and with this module's error shape and serializers.
 
 Thin views: parse, call a selector or service, serialise. Errors are `{"code", "message"}` with
 a stable code. Session authentication serves the site, token authentication serves scripts
@@ -18,10 +20,10 @@ from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.throttling import AnonRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-from accounts import ratelimits
+from accounts import client_address, ratelimits
 from accounts.models import User
 from ladder import selectors
 from ladder.errors import ApplicationError
@@ -209,7 +211,7 @@ def player_data(user: User) -> dict[str, Any]:
     }
 
 
-def _player(username: str) -> User:
+def player_named(username: str) -> User:
     """The player the URL names; a name with NUL in it (which PostgreSQL refuses in text) is
     nobody's."""
     if "\x00" in username:
@@ -217,7 +219,7 @@ def _player(username: str) -> User:
     return selectors.player_get(username=username)
 
 
-def _int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
+def int_param(request: Request, name: str, default: int, low: int, high: int) -> int:
     try:
         value = int(request.query_params.get(name, default))
     except ValueError:
@@ -235,7 +237,7 @@ class PlayerView(LadderAPIView):
         responses={200: PlayerSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, username: str) -> Response:
-        user = _player(username)
+        user = player_named(username)
         return Response(PlayerSerializer(player_data(user)).data)
 
 
@@ -253,28 +255,6 @@ HAND_PAGING = [
 ]
 
 
-class PlayerHandsView(LadderAPIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        summary="A player's settled hands you may see, latest first",
-        parameters=HAND_PAGING,
-        responses={200: HandListSerializer, 404: ErrorSerializer},
-    )
-    def get(self, request: Request, username: str) -> Response:
-        user = _player(username)
-        limit = _int_param(request, "limit", 20, 1, 100)
-        offset = _int_param(request, "offset", 0, 0, 10**9)
-        rows = selectors.player_hands(user=user, viewer=request.user, limit=limit, offset=offset)
-        data = {
-            "count": selectors.player_hand_count(user=user, viewer=request.user),
-            "limit": limit,
-            "offset": offset,
-            "results": [row.__dict__ for row in rows],
-        }
-        return Response(HandListSerializer(data).data)
-
-
 class LeaderboardView(LadderAPIView):
     permission_classes = [AllowAny]
 
@@ -284,7 +264,7 @@ class LeaderboardView(LadderAPIView):
         responses={200: BoardPageSerializer, 404: ErrorSerializer},
     )
     def get(self, request: Request, board: str) -> Response:
-        page = _int_param(request, "page", 1, 1, 10**7)
+        page = int_param(request, "page", 1, 1, 10**7)
         result = selectors.leaderboard_page(board=board, page=page, viewer=request.user)
         data = {
             "board": result.board,
@@ -300,48 +280,6 @@ class LeaderboardView(LadderAPIView):
         return Response(BoardPageSerializer(data).data)
 
 
-class HandView(LadderAPIView):
-    permission_classes = [AllowAny]
-
-    @extend_schema(
-        summary="A hand's seats and settlement, once it is over (a private table's or a practice "
-        "hand only for its players)",
-        responses={200: HandDetailSerializer, 404: ErrorSerializer},
-    )
-    def get(self, request: Request, hand_id: int) -> Response:
-        hand, entries = selectors.hand_settlement_lines(hand_id=hand_id, viewer=request.user)
-        settlement = getattr(hand, "settlement", None)
-        seats = [
-            {
-                "seat": p.seat,
-                "username": p.user.username if p.user else None,
-                "escaped": p.escaped,
-                "absent_at_end": p.absent_at_end,
-            }
-            for p in hand.players.select_related("user").order_by("seat")
-        ]
-        data = {
-            "id": hand.pk,
-            "table_name": hand.match.table.name,
-            "status": hand.status,
-            "finished_at": hand.finished_at,
-            "settled": settlement is not None,
-            "outcome": settlement.outcome if settlement else None,
-            "seats": seats,
-            "entries": [
-                {
-                    "username": e.user.username if e.user else None,
-                    "kind": e.kind,
-                    "account": e.account,
-                    "amount": e.amount,
-                    "balance_after": e.balance_after,
-                }
-                for e in entries
-            ],
-        }
-        return Response(HandDetailSerializer(data).data)
-
-
 class MyLedgerView(LadderAPIView):
     permission_classes = [IsAuthenticated]
 
@@ -351,15 +289,25 @@ class MyLedgerView(LadderAPIView):
         responses={200: LedgerEntrySerializer(many=True)},
     )
     def get(self, request: Request) -> Response:
-        limit = _int_param(request, "limit", 50, 1, 200)
-        offset = _int_param(request, "offset", 0, 0, 10**9)
+        limit = int_param(request, "limit", 50, 1, 200)
+        offset = int_param(request, "offset", 0, 0, 10**9)
         entries = selectors.player_ledger(user=request.user, limit=limit, offset=offset)
         return Response(LedgerEntrySerializer(entries, many=True).data)
 
 
-class TokenThrottle(AnonRateThrottle):
-    scope = "ladder_token"
-    rate = "20/min"
+class TokenThrottle(BaseThrottle):
+    """``ratelimits.TOKEN_REQUESTS_PER_MINUTE`` per client address, counted in Redis so that
+    every server process shares the count (DRF's own throttles count in each process's memory:
+    behind N processes an address would get N times the tries)."""
+
+    seconds = 0
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        self.seconds = ratelimits.token_request_wait(ip=client_address.client_ip(request._request))
+        return self.seconds == 0
+
+    def wait(self) -> float | None:
+        return float(self.seconds) or None
 
 
 class TokenView(LadderAPIView):
@@ -451,5 +399,5 @@ class ReliefView(LadderAPIView):
 
 
 def _client_ip(request: Request) -> str:
-    """The client's address, as every per-address limit reads it (`ratelimits.client_ip`)."""
-    return ratelimits.client_ip(request._request)
+    """The client's address, as every per-address limit reads it (`client_address.client_ip`)."""
+    return client_address.client_ip(request._request)

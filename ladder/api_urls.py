@@ -1,10 +1,9 @@
-"""The ladder's REST API, included under /api/ (namespace `api-ladder`)."""
+"""The ladder's REST API. The site's URLconf (shengji_site/urls.py) puts it under /api/ in the
+namespace `api-ladder` with the API's reads of hands (games/history_urls.py)."""
 
 from django.urls import path
 
 from ladder import api
-
-app_name = "api-ladder"
 
 urlpatterns = [
     path("auth/token/", api.TokenView.as_view(), name="token"),
@@ -12,7 +11,5 @@ urlpatterns = [
     path("me/ledger/", api.MyLedgerView.as_view(), name="my-ledger"),
     path("me/relief/", api.ReliefView.as_view(), name="relief"),
     path("players/<str:username>/", api.PlayerView.as_view(), name="player"),
-    path("players/<str:username>/hands/", api.PlayerHandsView.as_view(), name="player-hands"),
     path("leaderboards/<str:board>/", api.LeaderboardView.as_view(), name="leaderboard"),
-    path("hands/<int:hand_id>/", api.HandView.as_view(), name="hand"),
 ]

@@ -1,24 +1,26 @@
 """Every write of the ladder: profiles and grants (the sign-up grant, the daily relief grant),
 hand settlement, ratings, adjustments.
 
-All services are atomic and lock what they change: the hand row first (settlement), then the
-ladder profiles in user-id order, so two writers never deadlock and never interleave.
+All services are atomic and lock what they change: the hand row first (settlement: its caller,
+games/services/wrap_up.py, holds it), then the ladder profiles in user-id order, so two writers
+never deadlock and never interleave. The ladder never reads a hand: the games hand it a plain
+record of one (`FinishedHand`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
-from accounts import ratelimits
+from accounts import client_address
 from accounts.models import User
-from games.models import Hand, HandPlayer
 from ladder import rating as rating_math
 from ladder.errors import ApplicationError, settlement_refusals
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange, ReliefClaim
@@ -42,6 +44,37 @@ from shengji.settlement import (
 
 Kind = LedgerEntry.Kind
 Account = LedgerEntry.Account
+
+
+@dataclass(frozen=True)
+class FinishedSeat:
+    """Who sat at one seat of a finished hand (None: a bot seated at the hand's start), and
+    how the hand went for them."""
+
+    seat: int
+    user_id: int | None
+    escaped: bool
+    absent_at_end: bool
+    turns: int
+    auto_turns: int
+
+
+@dataclass(frozen=True)
+class FinishedHand:
+    """A finished hand as the ladder settles it: the hand's stored status, result, rules,
+    dealer, levels and wrap flags, its table's stake and rankedness, and its seats. The games
+    build it from the locked hand (`games.services.wrap_up.finished_hand`)."""
+
+    hand_id: int
+    status: str
+    result: Mapping[str, Any] | None
+    ruleset: Mapping[str, Any]
+    stake: int
+    dealer: int | None
+    levels: Any
+    wrapped: Any
+    ranked: bool
+    seats: tuple[FinishedSeat, ...]
 
 
 @dataclass(frozen=True)
@@ -111,7 +144,7 @@ def _entry(
     kind: str,
     amount: int,
     now: datetime,
-    hand: Hand | None = None,
+    hand_id: int | None = None,
     reason: str = "",
     by: User | None = None,
 ) -> LedgerEntry:
@@ -126,7 +159,7 @@ def _entry(
         after = profile.balance
     return LedgerEntry(
         user_id=profile.user_id,
-        hand=hand,
+        hand_id=hand_id,
         kind=kind,
         account=account,
         amount=amount,
@@ -197,14 +230,14 @@ def ladder_relief_claim(*, user: User, address: str | None = None) -> LedgerEntr
     it, at most `LADDER_RELIEF_PER_DAY` times a day (the site's day, `TIME_ZONE`), and to the
     accounts of one client ``address`` at most `SHENGJI_RELIEF_PER_IP_PER_DAY` times a day
     (docs/LADDER.md, "Relief per address"). Every claim a client makes passes its address
-    (`accounts.ratelimits.client_ip`); None is a grant with no client (staff, the shell).
+    (`accounts.client_address.client_ip`); None is a grant with no client (staff, the shell).
 
     A `relief` ledger row and its `ReliefClaim`. The address's lock, then the profile lock,
     make claims at once count each other, from one account or many. A refusal changes
     nothing."""
     if not user.is_active:
         raise ApplicationError("account_inactive")
-    network = "" if address is None else ratelimits.network_of(address)
+    network = "" if address is None else client_address.network_of(address)
     if network:
         _relief_address_lock(network)
     profile = _profiles_locked([user.pk])[user.pk]
@@ -280,25 +313,19 @@ def ladder_no_show_charge(*, user_id: int, table_id: int, stake: int) -> LedgerE
 
 
 @transaction.atomic
-def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
+def ladder_settle_hand(*, hand: FinishedHand) -> SettlementResult:
     """Settle a finished hand: ledger rows, balances, title points, ratings, counters.
 
-    Call it inside the transaction that records the hand's result (it takes the hand row lock
-    itself; holding it already is fine). Idempotent: a hand settled before is left as it is and
-    the call writes nothing (`created` False). A hand with a bot seated at its start
-    (`HandPlayer.user` empty) is practice: marked settled (`practice`), nothing else written.
-    A hand of another shape than four players, two decks, tractor (RULES-SPEC.md §9.5) is
-    settled as at a casual table whatever the table says: no title points, no rating, escape
-    penalties to the house (ranked tables are only that shape; docs/LADDER.md, "Bigger tables").
+    Precondition: the caller holds the hand's row lock, in the transaction that records the
+    hand's result (`games.services.wrap_up`): that lock makes the check for an earlier
+    settlement exact. Idempotent: a hand settled before is left as it is and the call writes
+    nothing (`created` False). A hand with a bot seated at its start (a seat without a user)
+    is practice: marked settled (`practice`), nothing else written. A hand of another shape
+    than four players, two decks, tractor (RULES-SPEC.md §9.5) is settled as at a casual table
+    whatever the table says: no title points, no rating, escape penalties to the house (ranked
+    tables are only that shape; docs/LADDER.md, "Bigger tables").
     """
-    hand = (
-        Hand.objects.select_for_update(of=("self",))
-        .select_related("match__table")
-        .filter(pk=hand_id)
-        .first()
-    )
-    if hand is None:
-        raise ApplicationError("hand_not_found", _("no hand %(hand_id)s"), hand_id=hand_id)
+    hand_id = hand.hand_id
     if HandSettlement.objects.filter(hand_id=hand_id).exists():
         return SettlementResult(
             hand_id=hand_id,
@@ -307,69 +334,72 @@ def ladder_settle_hand(*, hand_id: int) -> SettlementResult:
             rating_changes=list(RatingChange.objects.filter(hand_id=hand_id).order_by("id")),
         )
     with settlement_refusals():
-        options = rule_options(hand.ruleset or {})
+        options = rule_options(hand.ruleset)
         seat_count, _decks, _mode = record_shape(hand.result or {}, options)
-    players = _hand_players(hand, seat_count)
+    players = _players_by_seat(hand, seat_count)
     with settlement_refusals():
         outcome = outcome_from_record(
             status=hand.status,
             result=hand.result,
-            ruleset=hand.ruleset or {},
-            stake=hand.match.table.stake,
+            ruleset=hand.ruleset,
+            stake=hand.stake,
             dealer=hand.dealer,
             hand_levels=hand.levels,
-            hand_wrapped=getattr(hand, "wrapped", None),  # a column the games app adds later
+            hand_wrapped=hand.wrapped,
             escaped_seats=[p.seat for p in players.values() if p.escaped],
             absent_seats=[p.seat for p in players.values() if p.absent_at_end],
             fees=fee_schedule(),
-            ranked=hand.match.table.ranked,
+            ranked=hand.ranked,
         )
-    ranked = hand.match.table.ranked and outcome.is_classic
+    ranked = hand.ranked and outcome.is_classic
     now = timezone.now()
     if any(p.user_id is None for p in players.values()):
         HandSettlement.objects.create(
-            hand=hand,
+            hand_id=hand_id,
             outcome=outcome_as_json(outcome),
             ranked=ranked,
             practice=True,
             settled_at=now,
         )
-        return SettlementResult(hand_id=hand.pk, created=True, entries=[], rating_changes=[])
+        return SettlementResult(hand_id=hand_id, created=True, entries=[], rating_changes=[])
     profiles = _profiles_locked(p.user_id for p in players.values() if p.user_id)
     with settlement_refusals():
         lines = settle_hand(outcome, _seat_states(players, profiles))
     if not ranked:
         lines = [line for line in lines if not line.is_title]
-    entries = _entries_for(lines, hand, players, profiles, now)
+    entries = _entries_for(lines, hand_id, players, profiles, now)
     LedgerEntry.objects.bulk_create(entries)
-    changes = _apply_ratings(outcome, hand, players, profiles, now) if ranked else []
+    changes = _apply_ratings(outcome, hand_id, players, profiles, now) if ranked else []
     RatingChange.objects.bulk_create(changes)
     _count_hand(outcome, players, profiles, now)
     for profile in profiles.values():
         profile.save()
     HandSettlement.objects.create(
-        hand=hand, outcome=outcome_as_json(outcome), ranked=ranked, settled_at=now
+        hand_id=hand_id, outcome=outcome_as_json(outcome), ranked=ranked, settled_at=now
     )
-    return SettlementResult(hand_id=hand.pk, created=True, entries=entries, rating_changes=changes)
+    return SettlementResult(hand_id=hand_id, created=True, entries=entries, rating_changes=changes)
 
 
-def _hand_players(hand: Hand, seat_count: int) -> dict[int, HandPlayer]:
+def _players_by_seat(hand: FinishedHand, seat_count: int) -> dict[int, FinishedSeat]:
     """The hand's players by seat: exactly seats 0 … seat_count − 1, each user once."""
-    players = {p.seat: p for p in HandPlayer.objects.filter(hand=hand)}
-    if sorted(players) != list(range(seat_count)):
+    players = {p.seat: p for p in hand.seats}
+    if len(players) != len(hand.seats) or sorted(players) != list(range(seat_count)):
+        seats = sorted(p.seat for p in hand.seats)
         raise ApplicationError(
-            "seats_incomplete", f"hand {hand.pk} has seats {sorted(players)}", hand_id=hand.pk
+            "seats_incomplete", f"hand {hand.hand_id} has seats {seats}", hand_id=hand.hand_id
         )
     users = [p.user_id for p in players.values() if p.user_id]
     if len(users) != len(set(users)):
         raise ApplicationError(
-            "duplicate_player", f"a user holds two seats of hand {hand.pk}", hand_id=hand.pk
+            "duplicate_player",
+            f"a user holds two seats of hand {hand.hand_id}",
+            hand_id=hand.hand_id,
         )
     return players
 
 
 def _seat_states(
-    players: dict[int, HandPlayer], profiles: dict[int, LadderProfile]
+    players: dict[int, FinishedSeat], profiles: dict[int, LadderProfile]
 ) -> dict[int, SeatState]:
     states = {}
     for seat, player in players.items():
@@ -388,8 +418,8 @@ def _seat_states(
 
 def _entries_for(
     lines: list[Line],
-    hand: Hand,
-    players: dict[int, HandPlayer],
+    hand_id: int,
+    players: dict[int, FinishedSeat],
     profiles: dict[int, LadderProfile],
     now: datetime,
 ) -> list[LedgerEntry]:
@@ -399,7 +429,7 @@ def _entries_for(
             entries.append(
                 LedgerEntry(
                     user=None,
-                    hand=hand,
+                    hand_id=hand_id,
                     kind=line.kind,
                     account=Account.TITLE if line.is_title else Account.TABLE,
                     amount=line.amount,
@@ -408,14 +438,16 @@ def _entries_for(
             )
         else:
             profile = profiles[players[line.seat].user_id]  # type: ignore[index]
-            entries.append(_entry(profile, kind=line.kind, amount=line.amount, now=now, hand=hand))
+            entries.append(
+                _entry(profile, kind=line.kind, amount=line.amount, now=now, hand_id=hand_id)
+            )
     return entries
 
 
 def _apply_ratings(
     outcome: HandOutcome,
-    hand: Hand,
-    players: dict[int, HandPlayer],
+    hand_id: int,
+    players: dict[int, FinishedSeat],
     profiles: dict[int, LadderProfile],
     now: datetime,
 ) -> list[RatingChange]:
@@ -441,7 +473,7 @@ def _apply_ratings(
         changes.append(
             RatingChange(
                 user_id=profile.user_id,
-                hand=hand,
+                hand_id=hand_id,
                 mu_before=profile.rating_mu,
                 sigma_before=profile.rating_sigma,
                 mu_after=new.mu,
@@ -460,7 +492,7 @@ def _apply_ratings(
 
 def _count_hand(
     outcome: HandOutcome,
-    players: dict[int, HandPlayer],
+    players: dict[int, FinishedSeat],
     profiles: dict[int, LadderProfile],
     now: datetime,
 ) -> None:

@@ -24,7 +24,7 @@ import contextlib
 import json
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -322,12 +322,17 @@ class DrillSeat:
 # --- judging the actions sent --------------------------------------------------------------
 
 
-def audit(seats: list[DrillSeat], logs: dict[str, Any]) -> dict[str, Any]:
-    """Judge every action sent by ``seats`` against the database logs (see the module)."""
+def audit(
+    seats: list[DrillSeat], logs: dict[str, Any], *, hands: Collection[int] | None = None
+) -> dict[str, Any]:
+    """Judge every action sent by ``seats`` against the database logs (see the module); with
+    ``hands``, only the actions sent in those hands (a long run judges its hands in chunks)."""
     counts: Counter[str] = Counter()
     lost: list[str] = []
     for client in seats:
         for sent in client.sent:
+            if hands is not None and sent.hand not in hands:
+                continue
             log = logs.get(str(sent.hand))
             actions = log["actions"] if log is not None else []
             applied = _in_log(actions, client.seat, sent)

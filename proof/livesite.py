@@ -5,7 +5,10 @@ runs any number of ASGI processes (daphne, or uvicorn with ``server="uvicorn"``,
 ``manage.py serve`` starts it: ``shengji_site.launcher.asgi_command``), a Celery worker and
 Celery beat as children, each of which can be killed (``kill -9`` included) and started again
 on its own. An ASGI process is named after its server and its index: ``daphne0``,
-``uvicorn1``. With ``supervise`` a child
+``uvicorn1``. With ``proxy`` the site is what ``manage.py serve --processes N`` runs: haproxy
+(the child ``haproxy``) in front of the ASGI processes with serve's own configuration
+(``shengji_site.haproxy``: every socket of a table on one process), reached at ``proxy_url``.
+With ``supervise`` a child
 that exits by itself (not through ``kill`` or ``stop_process``) is started again, as
 ``manage.py serve`` does (``shengji_site.launcher.RestartPolicy``). ``RunningSite`` is a site
 already running elsewhere, reached by its URL. Code runs inside either through this checkout's
@@ -32,7 +35,15 @@ from pathlib import Path
 from typing import Any
 
 from shengji_site.embedded import EmbeddedPostgres, EmbeddedRedis, free_port, port_is_open
-from shengji_site.launcher import ASGI_SERVERS, POLL_SECONDS, RestartPolicy, asgi_command
+from shengji_site.haproxy import ProxyConfig, haproxy_binary, haproxy_command, haproxy_config
+from shengji_site.launcher import (
+    ASGI_SERVERS,
+    INTERNAL_HOST,
+    POLL_SECONDS,
+    PROXY,
+    RestartPolicy,
+    asgi_command,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 START_SECONDS = 60.0
@@ -88,9 +99,14 @@ class LiveSite(SiteShell):
         worker_concurrency: int = 2,
         supervise: bool = False,
         worker_loglevel: str = "WARNING",
+        proxy: bool = False,
     ) -> None:
         if server not in ASGI_SERVERS:
             raise ValueError(f"no ASGI server {server!r} (one of {', '.join(ASGI_SERVERS)})")
+        self.haproxy = haproxy_binary() if proxy else None
+        if proxy and self.haproxy is None:
+            raise RuntimeError("a proxied site needs haproxy (Debian: apt-get install haproxy)")
+        self.proxy_port = free_port() if proxy else None
         self.server = server
         self.base = base
         self.base.mkdir(parents=True, exist_ok=True)
@@ -99,7 +115,8 @@ class LiveSite(SiteShell):
         self.redis = EmbeddedRedis(base / "redis", free_port(), persistent=redis_persistent)
         self.worker_concurrency = worker_concurrency
         self.worker_loglevel = worker_loglevel
-        self.env = self._environment(env or {})
+        proxied = {"TRUSTED_PROXIES": INTERNAL_HOST} if proxy else {}
+        self.env = self._environment({**proxied, **(env or {})})
         self.processes: dict[str, subprocess.Popen[bytes]] = {}
         self.supervise = supervise
         self.policy = RestartPolicy()
@@ -135,6 +152,15 @@ class LiveSite(SiteShell):
     def origin(self) -> str:
         return self.url(0)
 
+    def proxy_url(self) -> str:
+        """The proxy's address (a site started with ``proxy``): what serve's users open."""
+        if self.proxy_port is None:
+            raise RuntimeError("this site runs without a proxy")
+        return f"http://127.0.0.1:{self.proxy_port}"
+
+    def proxy_ws_url(self, path: str) -> str:
+        return self.proxy_url().replace("http", "ws", 1) + path
+
     # --- lifecycle -----------------------------------------------------------------------
 
     def start(self, *, worker: bool = True, beat: bool = True) -> None:
@@ -149,6 +175,10 @@ class LiveSite(SiteShell):
             self.start_process("beat")
         for index in range(len(self.http_ports)):
             self.wait_for_http(index)
+        if self.proxy_port is not None:
+            self._write_proxy_config()
+            self.start_process(PROXY)
+            self._wait_for_proxy()
         if self.supervise:
             self._supervisor = threading.Thread(target=self._watch, daemon=True)
             self._supervisor.start()
@@ -258,6 +288,28 @@ class LiveSite(SiteShell):
 
     # --- private -------------------------------------------------------------------------
 
+    def _proxy_config_path(self) -> Path:
+        return self.base / "haproxy.cfg"
+
+    def _write_proxy_config(self) -> None:
+        """serve's configuration (shengji_site.haproxy) in front of this site's ASGI ports."""
+        assert self.proxy_port is not None
+        servers = tuple(f"{INTERNAL_HOST}:{port}" for port in self.http_ports)
+        config = ProxyConfig(host=INTERNAL_HOST, port=self.proxy_port, servers=servers)
+        self._proxy_config_path().write_text(haproxy_config(config))
+
+    def _wait_for_proxy(self, timeout: float = START_SECONDS) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.processes[PROXY].poll() is not None:
+                raise RuntimeError(f"haproxy exited:\n{self.log(PROXY)}")
+            try:
+                with urllib.request.urlopen(self.proxy_url() + "/healthz", timeout=5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"haproxy did not answer in {timeout:.0f} s:\n{self.log(PROXY)}")
+
     def _watch(self) -> None:
         """The supervisor: start again, after the policy's delay, a child that exited."""
         due: dict[str, float] = {}
@@ -315,6 +367,8 @@ class LiveSite(SiteShell):
             return [python, "-m", "celery", "-A", "shengji_site", "worker", "--loglevel",
                     self.worker_loglevel, "--concurrency", str(self.worker_concurrency),
                     "--hostname", f"live-{self.http_ports[0]}@%h"]  # fmt: skip
+        if name == PROXY and self.haproxy is not None:
+            return haproxy_command(self.haproxy, self._proxy_config_path())
         if name == "beat":
             return [python, "-m", "celery", "-A", "shengji_site", "beat", "--loglevel",
                     "WARNING", "--schedule", str(self.base / "celerybeat-schedule")]  # fmt: skip

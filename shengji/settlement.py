@@ -1,8 +1,9 @@
 """Settlement of one hand, as pure functions: a `HandOutcome` in, ledger lines out.
 
 RULES-SPEC.md §6 (ratio, levels, table, stake_steps; title points) and §7 (escapes, absent players).
-Nothing here touches the database: `ladder.services.ladder_settle_hand` reads the hand, builds
-the outcome with `outcome_from_record`, calls `settle_hand` and writes the lines it returns.
+Nothing here touches the database: `ladder.services.ladder_settle_hand` takes the ended hand's
+plain record (`FinishedHand`, built by the games' wrap-up), builds the outcome with
+`outcome_from_record`, calls `settle_hand` and writes the lines it returns.
 The levels and ranks are the engine's (`shengji.engine.level_change`, `RANKS`); a refused outcome
 is a `SettlementError`, which the ladder gives the site as its ApplicationError
 (`ladder.errors.settlement_refusals`).
@@ -15,8 +16,8 @@ LADDER.md, "Invariants"). A hand with a bot seated at its start is practice and 
 Title-point lines are not transfers: they only follow levels, and only at a ranked table of four.
 Tables of 5–8 players and 找朋友 (RULES-SPEC.md §9.5): a scheme's 2-against-2 amount G is paid
 as `2G / P` between every winner and every loser (`spread`, with the rounding rule of docs/
-LADDER.md, "Bigger tables"). See docs/LADDER.md for every decision taken where RULES.md is
-silent.
+LADDER.md, "Bigger tables"). See docs/LADDER.md for every decision taken where RULES-SPEC.md
+is silent.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from shengji.engine.cards import RANKS
-from shengji.engine.scoring import DEFENDERS, level_change
+from shengji.engine.levels import LEVELS, NT
+from shengji.engine.scoring import DEFENDERS, ScoreBands, level_change
 
 SEATS = (0, 1, 2, 3)  # a classic hand's (and every ranked hand's) seats
 # Table shapes (RULES-SPEC.md §9.1): 4–8 players, 2–4 decks; tractor with fixed sides (even
@@ -117,6 +119,11 @@ class HandOutcome:
     flags are per seat, `winner_side` is None, and `small_side_bonus` is the extra level a small
     winning side of defenders goes up (RULES-SPEC.md §9.3.6). `winning_seats`, when given, must
     be the side the points make win. `winners` and `losers` are derived, for every mode.
+
+    `score_bands`: the table's level bands (RULES-SPEC.md §10.4), None for §9.2.9's.
+    `house_level_rules`: the table's levels move by `advancement` or `jack_rule` (RULES-SPEC.md
+    §10.6, §10.7), not by the gain alone, so the `table` bonuses read where each level went:
+    `levels_after`, and `wrapped_after` for a level that passed the top.
     """
 
     kind: str
@@ -142,6 +149,9 @@ class HandOutcome:
     defenders: tuple[int, ...] | None = None
     winning_seats: tuple[int, ...] | None = None
     small_side_bonus: int = 0
+    house_level_rules: bool = False
+    wrapped_after: tuple[bool, ...] | None = None
+    score_bands: ScoreBands | None = None
 
     def __post_init__(self) -> None:
         _check_choice("kind", self.kind, OUTCOME_KINDS)
@@ -223,7 +233,7 @@ class HandOutcome:
             )
         object.__setattr__(self, "defenders", side)
         attacker_points = _checked_points(self.attacker_points)
-        defenders_won, levels = defenders_win(attacker_points, self.decks)
+        defenders_won, levels = defenders_win(attacker_points, self.decks, self.score_bands)
         if self.levels_gained is not None and self.levels_gained != levels:
             raise _invalid(
                 "levels_gained", f"{attacker_points} attacker points give {levels} levels"
@@ -264,7 +274,7 @@ class HandOutcome:
                 )
             return
         attacker_points = _checked_points(self.attacker_points)
-        defenders_won, levels = defenders_win(attacker_points, self.decks)
+        defenders_won, levels = defenders_win(attacker_points, self.decks, self.score_bands)
         winner = self.dealer_side if defenders_won else 1 - self.dealer_side
         if self.winner_side is not None and self.winner_side != winner:
             raise _invalid(
@@ -299,7 +309,9 @@ class HandOutcome:
         if self.mode == "friends":
             side = self.defenders or ()
             attackers = tuple(seat for seat in seats if seat not in side)
-            defenders_won = defenders_win(self.attacker_points or 0, self.decks)[0]
+            defenders_won = defenders_win(self.attacker_points or 0, self.decks, self.score_bands)[
+                0
+            ]
             return (side, attackers) if defenders_won else (attackers, side)
         winner = self.winner_side
         return (
@@ -371,15 +383,18 @@ class SettlementError(ValueError):
         self.fields = fields
 
 
-def defenders_win(attacker_points: int, decks: int) -> tuple[bool, int]:
+def defenders_win(
+    attacker_points: int, decks: int, bands: ScoreBands | None = None
+) -> tuple[bool, int]:
     """(defenders win?, levels the winner goes up): the engine's `level_change` (RULES-SPEC.md
-    §5.6, §9.2 Scoring) read as the settlement needs it."""
-    winner, levels = level_change(attacker_points, decks)
+    §5.6, §9.2 Scoring; the table's level bands, §10.4) read as the settlement needs it."""
+    winner, levels = level_change(attacker_points, decks, bands)
     return winner == DEFENDERS, levels
 
 
 def rank_index(rank: str) -> int:
-    return RANKS.index(rank)
+    """A level's place, 2 → 0 … A → 12, NT → 13 (RULES-SPEC.md §10.5)."""
+    return LEVELS.index(rank)
 
 
 def percent_of(amount: int, percent: int) -> int:
@@ -389,8 +404,11 @@ def percent_of(amount: int, percent: int) -> int:
 
 def ratio_percent(levels_at_start: tuple[str, ...], wrapped: tuple[bool, ...]) -> int:
     """The ratio of the highest level held (by either side, or by anyone in 找朋友); a side or
-    player past A keeps A's 220 %."""
-    effective = ["A" if past else rank for rank, past in zip(levels_at_start, wrapped, strict=True)]
+    player past A keeps A's 220 %, and NT pays as A (RULES-SPEC.md §10.5)."""
+    effective = [
+        "A" if past or rank == NT else rank
+        for rank, past in zip(levels_at_start, wrapped, strict=True)
+    ]
     return max(RATIO_PERCENT[rank] for rank in effective)
 
 
@@ -541,13 +559,7 @@ def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
     lines: list[Line] = []
     for rank, first_amount, other_amount in TABLE_BONUSES:
         target = rank_index(rank)
-        reached = tuple(
-            seat
-            for seat in outcome.winners
-            if rank_index(outcome.level_of(seat)) < target
-            and target <= rank_index(outcome.level_of(seat)) + outcome.levels
-            and not outcome.wrapped_of(seat)
-        )
+        reached = tuple(seat for seat in outcome.winners if reaches(outcome, seat, target))
         behind = tuple(
             seat
             for seat in outcome.losers
@@ -555,6 +567,21 @@ def table_bonus_lines(outcome: HandOutcome) -> list[Line]:
         )
         lines += spread(outcome, first_amount - other_amount, reached, behind, BONUS)
     return lines
+
+
+def reaches(outcome: HandOutcome, seat: int, target: int) -> bool:
+    """Whether ``seat``'s level reaches the level of index ``target`` in this hand: it held
+    less, had not wrapped past A, and goes up to it or past it (by the gain; under a house
+    rule of levels, by where its level went)."""
+    start = rank_index(outcome.level_of(seat))
+    if start >= target or outcome.wrapped_of(seat):
+        return False
+    after = outcome.levels_after
+    if not outcome.house_level_rules or after is None:
+        return target <= start + outcome.levels
+    index = seat if outcome.mode == "friends" else seat % 2
+    passed_top = outcome.wrapped_after is not None and outcome.wrapped_after[index]
+    return passed_top or rank_index(after[index]) >= target
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1028,7 +1055,39 @@ def outcome_from_record(
         defenders=_seats_or_none(result.get("defenders")) if played and friends else None,
         winning_seats=_seats_or_none(result.get("winning_seats")) if played and friends else None,
         small_side_bonus=result.get("small_side_bonus") or 0 if played and friends else 0,
+        house_level_rules=house_level_rules(ruleset),
+        wrapped_after=_flags_or_none(result.get("wrapped_after")),
+        score_bands=score_bands_of(ruleset),
     )
+
+
+BAND_DEFAULTS = ScoreBands()
+
+
+def score_bands_of(options: Mapping[str, Any]) -> ScoreBands | None:
+    """A stored ruleset's level bands (RULES-SPEC.md §10.4), None when it has §9.2.9's (a
+    ruleset writes the band options only when they differ from those)."""
+    bands = ScoreBands(
+        step_points=int(options.get("step_points", BAND_DEFAULTS.step_points)),
+        takeover_steps=int(options.get("takeover_steps", BAND_DEFAULTS.takeover_steps)),
+        deadzone_steps=int(options.get("deadzone_steps", BAND_DEFAULTS.deadzone_steps)),
+        zero_bonus=bool(options.get("zero_bonus", BAND_DEFAULTS.zero_bonus)),
+    )
+    return None if bands == BAND_DEFAULTS else bands
+
+
+def house_level_rules(options: Mapping[str, Any]) -> bool:
+    """Whether a stored ruleset moves levels otherwise than by the gain (RULES-SPEC.md §10.6,
+    §10.7)."""
+    return bool(
+        options.get("advancement", "free") != "free" or options.get("jack_rule", "off") != "off"
+    )
+
+
+def _flags_or_none(value: Any) -> tuple[bool, ...] | None:
+    if value is None or isinstance(value, str) or not isinstance(value, Iterable):
+        return None
+    return tuple(bool(flag) for flag in value)
 
 
 def _seats_or_none(value: Any) -> tuple[int, ...] | None:
@@ -1086,7 +1145,26 @@ def outcome_as_json(outcome: HandOutcome) -> dict[str, Any]:
         # A classic hand's outcome is stored as before; another shape's with its shape, its
         # sides and who won (`winner_side` is None in 找朋友).
         **({} if outcome.is_classic else shape_as_json(outcome)),
+        **house_as_json(outcome),
     }
+
+
+def house_as_json(outcome: HandOutcome) -> dict[str, Any]:
+    """The house rules' inputs (RULES-SPEC.md §10), only where a table sets them."""
+    data: dict[str, Any] = {}
+    bands = outcome.score_bands
+    if bands is not None:
+        data["score_bands"] = {
+            "step_points": bands.step_points,
+            "takeover_steps": bands.takeover_steps,
+            "deadzone_steps": bands.deadzone_steps,
+            "zero_bonus": bands.zero_bonus,
+        }
+    if outcome.house_level_rules:
+        wrapped_after = outcome.wrapped_after
+        data["house_level_rules"] = True
+        data["wrapped_after"] = None if wrapped_after is None else list(wrapped_after)
+    return data
 
 
 def shape_as_json(outcome: HandOutcome) -> dict[str, Any]:
@@ -1120,13 +1198,14 @@ def _rule(ruleset: Mapping[str, Any], key: str) -> str:
 
 
 def normalise_rank(value: Any) -> str:
-    """A level as a rank letter: accepts "2".."9", "T"/"10", "J", "Q", "K", "A" and 2..14."""
+    """A level as a rank letter: accepts "2".."9", "T"/"10", "J", "Q", "K", "A" and 2..14, and
+    "NT" (RULES-SPEC.md §10.5)."""
     if isinstance(value, int) and not isinstance(value, bool) and 2 <= value <= 14:
         return RANKS[value - 2]
     text = str(value).strip().upper()
     text = "T" if text == "10" else text
-    if len(text) != 1 or text not in RANKS:
-        raise _invalid("levels", f"{value!r} is not a level (2 … A)")
+    if text not in LEVELS:
+        raise _invalid("levels", f"{value!r} is not a level (2 … A, NT)")
     return text
 
 

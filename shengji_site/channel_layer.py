@@ -31,9 +31,18 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from channels_redis.core import RedisChannelLayer
+from redis.asyncio import BlockingConnectionPool
 from redis.exceptions import RedisError
 
 logger = logging.getLogger(__name__)
+# A process's connections to Redis for its channel layer: at most POOL_SIZE, a call waiting up to
+# POOL_WAIT_S for one to be free. redis-py's default pool opens a new connection whenever all
+# are busy (up to 100) and keeps each for good, so a burst (every socket of a process closing
+# at once when Redis restarts) left a process holding its burst's connections for ever, and
+# past 100 it failed calls outright ("Too many connections"). Redis serves one command at a
+# time: more connections than this add no throughput. ``CONFIG["hosts"]`` may set both.
+POOL_SIZE = 32
+POOL_WAIT_S = 20.0
 # A socket's handler of a message at once (``take_at_once``): given the message and how many
 # were queued for the socket so far, True if it took the message.
 AtOnce = Callable[[dict[str, Any], int], Awaitable[bool]]
@@ -73,6 +82,15 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
         # channel → the queue its socket's one task reads (``deliver_into``).
         self.inboxes: dict[str, asyncio.Queue[Any]] = {}
 
+    def create_pool(self, index: int) -> BlockingConnectionPool:
+        """A bounded pool that waits for a free connection (``POOL_SIZE``, ``POOL_WAIT_S``)."""
+        host = dict(self.hosts[index])
+        host.setdefault("max_connections", POOL_SIZE)
+        host.setdefault("timeout", POOL_WAIT_S)
+        if "address" in host:
+            return BlockingConnectionPool.from_url(host.pop("address"), **host)
+        return BlockingConnectionPool(**host)
+
     async def group_add(self, group: str, channel: str) -> None:
         """Listed here before Redis hears of it: a send meanwhile already reaches the socket
         (which is joining, so may have it), and none finds it in Redis but not here."""
@@ -87,8 +105,16 @@ class LocalFanoutChannelLayer(RedisChannelLayer):
             raise
 
     async def group_discard(self, group: str, channel: str) -> None:
+        """Off this process's list at once; off Redis's when Redis answers. A leave that Redis
+        fails (a restart, every connection of the pool busy reconnecting) is logged, not
+        raised: raised, it ended a socket's disconnect before its seat's socket row and its
+        counts were let go. The entry it leaves lapses with the group's expiry, or went with
+        the restart (docs/proof/SOAK.md, *Found by the soak*)."""
         self._unlist(group, channel)
-        await super().group_discard(group, channel)
+        try:
+            await super().group_discard(group, channel)
+        except (RedisError, OSError) as error:
+            logger.warning("left %s in Redis's %s: %r", channel, group, error)
 
     def _unlist(self, group: str, channel: str) -> None:
         members = self.local_members.get(group)

@@ -9,8 +9,8 @@ from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from accounts.client_address import client_ip_from_scope
 from accounts.errors import ApplicationError
-from accounts.ratelimits import client_ip_from_scope
 from games import lobby
 from games.consumers import MAX_FRAME, TOO_MANY_SOCKETS, Limited, MessageLimit, SessionBound
 from games.groupwatch import watch

@@ -2,7 +2,10 @@
 
 Starts the embedded servers that no URL replaces, migrates, then runs the ASGI server (daphne,
 or uvicorn with ``--server uvicorn``), a Celery worker and Celery beat as children until SIGINT
-or SIGTERM, and then stops every one of them.
+or SIGTERM, and then stops every one of them. With several ASGI processes (``--processes N``,
+one per core by default) they listen on loopback ports of their own and HAProxy, one more
+child, listens on the site's address in front of them, every socket of a table on one process
+(shengji_site/haproxy.py).
 
 A child that exits on its own (a crash, kill -9, a Celery worker that lost Redis while holding
 tasks) is started again after a backoff that doubles with each recent crash; when one child
@@ -22,6 +25,7 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
 from django.conf import settings
@@ -31,9 +35,11 @@ from django.db import connections
 from shengji_site.embedded import (
     EmbeddedPostgres,
     EmbeddedRedis,
+    free_port,
     port_is_open,
     set_parent_death_signal,
 )
+from shengji_site.haproxy import ProxyConfig, haproxy_command, haproxy_config
 
 CHILD_STOP_SECONDS = 20.0
 LOOPBACK_HOSTS = {"127.0.0.1", "localhost", "::1", "[::1]"}
@@ -49,6 +55,15 @@ RESTART_MAX_DELAY_S = 10.0
 POLL_SECONDS = 0.2
 ASGI_APPLICATION = "shengji_site.asgi:application"
 ASGI_SERVERS = ("daphne", "uvicorn")  # the first is the default
+PROXY = "haproxy"  # the name of the proxy child
+# Where the proxied ASGI processes listen, and the one address they believe forwarding
+# headers from: the proxy's, as they see it.
+INTERNAL_HOST = "127.0.0.1"
+START_SECONDS = 30.0
+
+
+class ServeRefused(Exception):
+    """What serve was asked cannot be done here (the message says why and what to do)."""
 
 
 class Server(Protocol):
@@ -67,6 +82,15 @@ class ServeOptions:
     # (found by ``lan_addresses`` when serve starts).
     lan: bool = False
     lan_addresses: list[str] = field(default_factory=list)
+    # ASGI processes: one listens on host:port itself; more listen on loopback ports behind
+    # the proxy (``haproxy``: its executable), which then listens on host:port.
+    processes: int = 1
+    haproxy: str | None = None
+    tls_cert: str | None = None  # the proxy speaks HTTPS with this PEM (certificate and key)
+
+    @property
+    def proxied(self) -> bool:
+        return self.processes > 1
 
 
 @dataclass
@@ -100,6 +124,7 @@ class Site:
     commands: dict[str, list[str]] = field(default_factory=dict)
     policy: RestartPolicy = field(default_factory=RestartPolicy)
     restart_at: dict[str, float] = field(default_factory=dict)
+    asgi_ports: dict[str, int] = field(default_factory=dict)  # by the ASGI process's name
 
     def request_stop(self, signum: int, frame: object) -> None:
         self.stop_requested = True
@@ -121,11 +146,78 @@ def child_environment(options: ServeOptions) -> dict[str, str]:
     env = dict(os.environ)
     env["PYTHONUNBUFFERED"] = "1"
     env["SHENGJI_VAR_DIR"] = str(settings.VAR_DIR)
-    if options.host in LOOPBACK_HOSTS:
+    if options.host in LOOPBACK_HOSTS and not options.tls_cert:
         env.setdefault("HTTPS", "0")  # a site on loopback is served over plain HTTP
     if options.lan:
         env.update(lan_environment(env, options.lan_addresses, options.port))
+    if options.proxied:
+        env["TRUSTED_PROXIES"] = ",".join([INTERNAL_HOST, *settings.TRUSTED_PROXIES])
     return env
+
+
+# --- how many ASGI processes, and the proxy in front of them -----------------------------
+
+
+def processes_to_run(asked: int | None, has_proxy: bool, cpus: int | None) -> tuple[int, list[str]]:
+    """The number of ASGI processes serve runs and what to tell the operator: ``asked``, or
+    one per core (``cpus``) when None. Several need haproxy (``has_proxy``): without it one
+    process runs when none was asked for, and serve refuses (``ServeRefused``) when several
+    were."""
+    if asked is not None and asked < 1:
+        raise ServeRefused(f"--processes must be 1 or more, not {asked}")
+    wanted = asked if asked is not None else max(1, cpus or 1)
+    if wanted == 1 or has_proxy:
+        return wanted, []
+    if asked is not None:
+        raise ServeRefused(
+            f"--processes {asked} needs haproxy in front of the processes, and it is not "
+            "installed (Debian: apt-get install haproxy). Run --processes 1, or install it."
+        )
+    return 1, [
+        f"haproxy is not installed: one ASGI process instead of one per core ({wanted}). "
+        "Install it (Debian: apt-get install haproxy) to use every core."
+    ]
+
+
+def asgi_names(options: ServeOptions) -> list[str]:
+    """The ASGI processes' names: the server's (``daphne``) for one, numbered for several
+    (``daphne0``, ``daphne1``…)."""
+    if not options.proxied:
+        return [options.server]
+    return [f"{options.server}{index}" for index in range(options.processes)]
+
+
+def asgi_ports(options: ServeOptions) -> dict[str, int]:
+    """Where each ASGI process listens: the site's port for one; free loopback ports, each
+    process keeping its own across restarts, for several."""
+    if not options.proxied:
+        return {options.server: options.port}
+    return {name: free_port() for name in asgi_names(options)}
+
+
+def proxy_config(options: ServeOptions, servers: list[str]) -> ProxyConfig:
+    """The proxy on the site's address in front of ``servers`` (``host:port``), keeping the
+    forwarding headers of the proxies ``TRUSTED_PROXIES`` names in front of serve."""
+    return ProxyConfig(
+        host=options.host,
+        port=options.port,
+        servers=tuple(servers),
+        upstream=tuple(settings.TRUSTED_PROXIES),
+        tls_cert=options.tls_cert,
+    )
+
+
+def proxy_config_path(options: ServeOptions) -> Path:
+    return Path(settings.VAR_DIR) / f"haproxy-{options.port}.cfg"
+
+
+def write_proxy_config(options: ServeOptions, ports: dict[str, int]) -> Path:
+    """The proxy's configuration, in front of the ASGI processes at ``ports``, written to
+    ``proxy_config_path``."""
+    servers = [f"{INTERNAL_HOST}:{port}" for port in ports.values()]
+    path = proxy_config_path(options)
+    path.write_text(haproxy_config(proxy_config(options, servers)))
+    return path
 
 
 # --- serve --lan: a game at home, phones on the same network ----------------------------------
@@ -257,12 +349,23 @@ def asgi_command(server: str, host: str, port: int) -> list[str]:
     raise ValueError(f"no ASGI server {server!r} (one of {', '.join(ASGI_SERVERS)})")
 
 
-def child_commands(options: ServeOptions) -> dict[str, list[str]]:
-    """The children of ``serve`` by name; the ASGI process is named after its server."""
+def child_commands(
+    options: ServeOptions, ports: dict[str, int] | None = None
+) -> dict[str, list[str]]:
+    """The children of ``serve`` by name: the ASGI processes (at ``ports``, ``asgi_ports``'
+    answer, its own when None; named after their server), the proxy in front of several
+    (``haproxy``), the Celery worker and beat."""
     python = sys.executable
     node = f"shengji-{options.port}@{socket.gethostname()}"
+    host = INTERNAL_HOST if options.proxied else options.host
+    ports = ports if ports is not None else asgi_ports(options)
+    asgi = {name: asgi_command(options.server, host, port) for name, port in ports.items()}
+    if options.proxied:
+        if options.haproxy is None:
+            raise ServeRefused("several ASGI processes need haproxy, and none was found")
+        asgi[PROXY] = haproxy_command(options.haproxy, proxy_config_path(options))
     return {
-        options.server: asgi_command(options.server, options.host, options.port),
+        **asgi,
         "celery worker": [
             python,
             "-m",
@@ -293,9 +396,16 @@ def child_commands(options: ServeOptions) -> dict[str, list[str]]:
 
 
 def start_children(site: Site) -> None:
+    """Start every child; the proxy once the ASGI processes behind it listen (it would count
+    one that does not yet as down, and answer 503 until its next check)."""
     if not site.commands:
-        site.commands = child_commands(site.options)
+        site.asgi_ports = asgi_ports(site.options)
+        if site.options.proxied:
+            write_proxy_config(site.options, site.asgi_ports)
+        site.commands = child_commands(site.options, site.asgi_ports)
     for name in site.commands:
+        if name == PROXY:
+            wait_for_asgi(site)
         start_child(site, name)
 
 
@@ -361,19 +471,49 @@ def restart_later(site: Site, name: str, process: subprocess.Popen[bytes]) -> bo
     return True
 
 
-def wait_for_http(site: Site, timeout: float = 30.0) -> None:
+def wait_for_port(site: Site, name: str, host: str, port: int, timeout: float) -> None:
+    """Until ``host``:``port`` accepts connections, the child ``name`` exits, a stop is
+    requested or ``timeout`` seconds pass."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and not site.stop_requested:
-        if port_is_open(site.options.port, site.options.host.strip("[]")):
+        if port_is_open(port, host.strip("[]")):
             return
-        if site.children[site.options.server].poll() is not None:
+        if site.children[name].poll() is not None:
             return
         time.sleep(0.1)
 
 
+def wait_for_asgi(site: Site, timeout: float = START_SECONDS) -> None:
+    """Until every ASGI process listens (or ``timeout`` seconds pass)."""
+    deadline = time.monotonic() + timeout
+    host = INTERNAL_HOST if site.options.proxied else site.options.host
+    for name, port in site.asgi_ports.items():
+        wait_for_port(site, name, host, port, max(0.0, deadline - time.monotonic()))
+
+
+def wait_for_http(site: Site, timeout: float = START_SECONDS) -> None:
+    """Until the site's address accepts connections: the proxy's, or the one ASGI process's."""
+    name = PROXY if site.options.proxied else site.options.server
+    options = site.options
+    probe = "127.0.0.1" if options.host in WILDCARD_HOSTS else options.host
+    wait_for_port(site, name, probe, options.port, timeout)
+
+
 def site_url(options: ServeOptions) -> str:
     host = "127.0.0.1" if options.host in {"0.0.0.0", "::"} else options.host
-    return f"http://{host}:{options.port}/"
+    scheme = "https" if options.tls_cert else "http"
+    return f"{scheme}://{host}:{options.port}/"
+
+
+def running_words(options: ServeOptions) -> str:
+    """The line saying the site is up, where, and on how many processes."""
+    url = site_url(options)
+    if not options.proxied:
+        return f"Shengji is running at {url}  (Ctrl-C stops everything)"
+    return (
+        f"Shengji is running at {url}: {options.processes} {options.server} processes behind "
+        "haproxy, every socket of a table on one  (Ctrl-C stops everything)"
+    )
 
 
 def wildcard_hint(options: ServeOptions) -> list[str]:
@@ -399,7 +539,7 @@ def serve(options: ServeOptions) -> int:
             return 0
         start_children(site)
         wait_for_http(site)
-        options.log(f"Shengji is running at {site_url(options)}  (Ctrl-C stops everything)")
+        options.log(running_words(options))
         for line in lan_words(options) if options.lan else wildcard_hint(options):
             options.log(line)
         return supervise(site)

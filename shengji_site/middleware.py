@@ -14,7 +14,7 @@ from channels.sessions import CookieMiddleware, SessionMiddleware
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 
-from accounts import ratelimits
+from accounts import client_address
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -48,21 +48,21 @@ class ContentSecurityPolicyMiddleware:
 
 def trusted_scope(scope: Scope) -> Scope:
     """The scope as the site should see it: ``client`` is the client's address
-    (``ratelimits.client_ip_from_scope``), X-Forwarded-For is gone (read once, here), and the
+    (``client_address.client_ip_from_scope``), X-Forwarded-For is gone (read once, here), and the
     other forwarding headers (X-Forwarded-Proto, read by ``SECURE_PROXY_SSL_HEADER``, and the
     rest) are kept only when the peer is one of ``settings.TRUSTED_PROXIES``."""
     client = scope.get("client")
-    trusted = ratelimits.is_trusted_proxy(str(client[0]) if client else None)
-    address = ratelimits.client_ip_from_scope(scope)
-    dropped = {b"x-forwarded-for"} if trusted else ratelimits.FORWARDING_HEADERS
+    trusted = client_address.is_trusted_proxy(str(client[0]) if client else None)
+    address = client_address.client_ip_from_scope(scope)
+    dropped = {b"x-forwarded-for"} if trusted else client_address.FORWARDING_HEADERS
     headers = [
         (name, value) for name, value in scope.get("headers") or () if name.lower() not in dropped
     ]
     forwarded = len(headers) < len(scope.get("headers") or ())
-    if forwarded and not trusted and address != ratelimits.UNKNOWN_ADDRESS:
+    if forwarded and not trusted and address != client_address.UNKNOWN_ADDRESS:
         _warn_if_unconfigured_proxy(address)
     result = dict(scope, headers=headers)
-    if address != ratelimits.UNKNOWN_ADDRESS:
+    if address != client_address.UNKNOWN_ADDRESS:
         result["client"] = [address, 0 if trusted or not client else client[1]]
     return result
 

@@ -65,7 +65,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["localhost", "127.0.0.1", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 # The proxies in front of daphne, as addresses or networks ("10.0.0.5,10.1.0.0/16"): only a
 # request or socket whose peer is one of them has its X-Forwarded-For read (from the right) and
-# its X-Forwarded-Proto believed (shengji_site/asgi.py, accounts.ratelimits.client_ip). None by
+# its X-Forwarded-Proto believed (shengji_site/asgi.py, accounts.client_address.client_ip). None by
 # default: the client's address is the peer's, and those headers are dropped.
 TRUSTED_PROXIES = env_list("TRUSTED_PROXIES", [])
 for _proxy in TRUSTED_PROXIES:
@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI's and ReDoc's files, served as static files
     "shengji_site",
     "accounts",
     "games",
@@ -159,7 +160,15 @@ CHANNEL_LAYERS: dict[str, dict[str, Any]] = {
         "CONFIG": {
             # channels-redis waits on Redis in blocks of 5 s; redis-py 8 times reads out at 5 s
             # by default, which would close every socket quiet for 5 s.
-            "hosts": [{"address": REDIS_URL, "socket_timeout": 30}],
+            # At most this many connections a process, a call waiting for a free one
+            # (shengji_site/channel_layer.py, POOL_SIZE).
+            "hosts": [
+                {
+                    "address": REDIS_URL,
+                    "socket_timeout": 30,
+                    "max_connections": int(os.environ.get("SHENGJI_CHANNELS_POOL") or 32),
+                }
+            ],
             "prefix": os.environ.get("CHANNELS_PREFIX", "shengji"),
             # All the sockets of one server process share one inbox in Redis, and past
             # `capacity` waiting messages channels-redis drops new ones without a word. Its
@@ -218,6 +227,8 @@ REST_FRAMEWORK = {
     # address; DRF's own reading of X-Forwarded-For (its whole value) could be spoofed.
     "NUM_PROXIES": 0,
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    # Every refusal in the API's shape {"code", "message"} (shengji_site/errors.py).
+    "EXCEPTION_HANDLER": "shengji_site.errors.api_exception_handler",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
         "rest_framework.authentication.TokenAuthentication",
@@ -227,6 +238,11 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Shengji site API",
     "DESCRIPTION": "Profiles, leaderboards and hands of the Shengji (升级 / 拖拉机) site.",
     "VERSION": "0.1.0",
+    # The docs pages load Swagger UI and ReDoc from the site's static files (the
+    # drf-spectacular-sidecar package), not from a CDN: they work offline.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 EMAIL_BACKEND = os.environ.get(
@@ -249,12 +265,13 @@ CONTENT_SECURITY_POLICY = (
     "connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'"
 )
-_SWAGGER_CDN = "https://cdn.jsdelivr.net"  # drf-spectacular's default for its Swagger UI page
+# The API's Swagger UI page (served by the site: drf-spectacular-sidecar, its script a file of
+# its own) writes three lines of inline style: that page alone allows inline styles.
 CONTENT_SECURITY_POLICY_BY_PATH = {
     "/api/docs/": (
-        f"default-src 'self'; script-src 'self' 'unsafe-inline' {_SWAGGER_CDN}; "
-        f"style-src 'self' 'unsafe-inline' {_SWAGGER_CDN}; img-src 'self' data: {_SWAGGER_CDN}; "
-        "connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'"
+        "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; "
+        "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+        "frame-ancestors 'none'"
     ),
 }
 
@@ -308,6 +325,9 @@ SHENGJI_SWEEP_EVERY_S = float(os.environ.get("SHENGJI_SWEEP_EVERY_S") or 3)
 # How often each server process checks that Redis still holds its channel groups
 # (games/groupwatch.py): a restart without its data closes the sockets, which reconnect.
 SHENGJI_GROUPS_CHECK_S = float(os.environ.get("SHENGJI_GROUPS_CHECK_S") or 2)
+# A process that has not said it is alive for this long is taken for dead: the sweep takes its
+# channels out of their groups (games/groupwatch.py). Every check (above) says it again.
+SHENGJI_CHANNELS_ALIVE_S = int(os.environ.get("SHENGJI_CHANNELS_ALIVE_S") or 600)
 # Where each table's latest hand stands, kept in Redis for the pong (games/positions.py): the
 # keys' prefix, and how long a key lives after it was last set (a stale key's longest life).
 SHENGJI_POSITION_PREFIX = os.environ.get("CHANNELS_PREFIX", "shengji") + ":position"
@@ -384,7 +404,7 @@ SHENGJI_AUTOPILOT_LINE_MERGE_S = float(os.environ.get("SHENGJI_AUTOPILOT_LINE_ME
 # Failed log-ins before further tries are refused (HTTP 429), each failure counting until
 # WINDOW_S seconds have passed without another: per user name from one client address, and per
 # client address under any names. A user name alone is never locked, so failures sent from
-# elsewhere cannot shut its owner out (django-axes; accounts.ratelimits.LoginAttempts).
+# elsewhere cannot shut its owner out (django-axes; accounts.logins.LoginAttempts).
 SHENGJI_LOGIN_FAILURES_PER_USER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_USER_IP") or 5)
 SHENGJI_LOGIN_FAILURES_PER_IP = int(os.environ.get("SHENGJI_LOGIN_FAILURES_PER_IP") or 20)
 SHENGJI_LOGIN_WINDOW_S = float(os.environ.get("SHENGJI_LOGIN_WINDOW_S") or 900)
@@ -404,19 +424,19 @@ SHENGJI_SIGNUPS_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_SIGNUPS_PER_IP_PER_
 # (docs/LADDER.md, "Relief per address").
 SHENGJI_RELIEF_PER_IP_PER_DAY = int(os.environ.get("SHENGJI_RELIEF_PER_IP_PER_DAY") or 1)
 # Every log-in passes the limits above; the plain ModelBackend stays for sessions it started.
-# The first is accounts.ratelimits' backend by the path the sessions store (games/ratelimits.py).
+# The first is accounts.logins' backend by the path the sessions store (games/ratelimits.py).
 AUTHENTICATION_BACKENDS = [
     "games.ratelimits.RateLimitedModelBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
-# django-axes keeps the failed log-ins (table axes_accessattempt); accounts.ratelimits holds the
+# django-axes keeps the failed log-ins (table axes_accessattempt); accounts.logins holds the
 # callables and the handler that give each lockout parameter its own limit.
-AXES_HANDLER = "accounts.ratelimits.LoginAttempts"
+AXES_HANDLER = "accounts.logins.LoginAttempts"
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"], "ip_address"]
-AXES_FAILURE_LIMIT = "accounts.ratelimits.login_failure_limit"
-AXES_COOLOFF_TIME = "accounts.ratelimits.login_cool_off"
-AXES_CLIENT_IP_CALLABLE = "accounts.ratelimits.login_client_ip"
-AXES_USERNAME_CALLABLE = "accounts.ratelimits.login_username"
+AXES_FAILURE_LIMIT = "accounts.logins.login_failure_limit"
+AXES_COOLOFF_TIME = "accounts.logins.login_cool_off"
+AXES_CLIENT_IP_CALLABLE = "accounts.logins.login_client_ip"
+AXES_USERNAME_CALLABLE = "accounts.logins.login_username"
 # A log-in forgives its user name's failures from its address (LoginAttempts.reset_user_attempts).
 AXES_RESET_ON_SUCCESS = True
 # Tries refused while locked out are not counted: the lock-out ends on time.

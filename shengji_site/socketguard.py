@@ -176,10 +176,16 @@ def on_message(protocol: Any, payload: bytes, is_binary: bool) -> None:
 
 
 def handle_reply(protocol: Any, message: dict[str, Any]) -> None:
-    """daphne's ``handle_reply``: nothing more written to a client that leaves too much
-    unread, and a socket closed for flooding dropped once its close frame is written."""
+    """daphne's ``handle_reply``: nothing written to a socket no longer open or to a client
+    that leaves too much unread, and a socket closed for flooding dropped once its close frame
+    is written."""
     kind = message.get("type")
     if kind == "websocket.send":
+        if protocol.state != WebSocketProtocol.STATE_OPEN:
+            # The client has gone (its close came while the consumer was answering it): the
+            # frame has nowhere to go, and raising here would end the consumer before its
+            # disconnect, leaving its channel in its groups (docs/proof/SOAK.md).
+            return
         Limits.load()
         if unsent_bytes(protocol.transport) > Limits.unsent_bytes:
             drop(protocol, "its client left too much unread")

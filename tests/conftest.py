@@ -20,13 +20,18 @@ def django_db_modify_db_settings(
 def fresh_rate_limits(request: pytest.FixtureRequest) -> None:
     """Each test that uses the database starts with no counts left in Redis by an earlier one
     (sign-ups per address, sockets, chat): Redis outlives each test's database, and a suite
-    signs up more accounts from 127.0.0.1 than one address may in an hour."""
+    signs up more accounts from 127.0.0.1 than one address may in an hour. The API's throttles
+    (DRF's, in the process's cache) are emptied too: a test that floods the token route would
+    otherwise leave the next one in the same process, within the minute, refused (429)."""
     if request.node.get_closest_marker("django_db") is None:
         return
     request.getfixturevalue("redis_url")
+    from django.core.cache import cache
+
     from accounts import ratelimits
 
     ratelimits.reset_all()
+    cache.clear()
 
 
 @pytest.fixture(autouse=True)

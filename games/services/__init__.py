@@ -1,4 +1,5 @@
-"""Every state change of tables, seats and hands (ARCHITECTURE.md "One action, end to end").
+"""Every state change of tables, seats and hands (docs/ARCHITECTURE.md, "One action, from the
+socket to the views sent back").
 
 Each service runs in one transaction with the rows it changes locked; whatever must be seen
 outside (socket frames, deadline tasks) happens only after the commit, so every acknowledged
@@ -7,11 +8,13 @@ action is already in the database.
 This is the package's face: callers import from here (``from games import services``). One
 module per concern; the imports between them go one way, down this list, never up:
 
+    moves        a player's move from a socket: the one statement, else the locking path
+                                                       → hands, optimistic
     hands        acting in a hand, the hint            → wrap_up, autopilot, movefacts,
                                                          _moves, _common
     optimistic   the one-statement move (on the event loop)
                                                        → connections, movefacts, _moves,
-                                                         _common
+                                                         deadline_rule, _common
     deadlines    what a deadline task does             → wrap_up, _moves, _common
     wrap_up      settling an ended hand                → start, _moves, _common
     practice     one click to practise against bots    → tables, _common
@@ -22,7 +25,12 @@ module per concern; the imports between them go one way, down this list, never u
                                                        → _moves, _common
     moderation   an admin closes a table, frees a seat → _moves, _common
     _moves       what every change of a hand goes through (log, deadline, views)
-                                                       → chat, movefacts, _common
+                                                       → chat, movefacts, deadline_rule,
+                                                         _common
+    deadline_rule
+                 how long a step has, and whether the deadline task in flight serves the
+                 new deadline: its Python (for _moves) and its SQL (for optimistic)
+                                                       → _common
     movefacts    what this process knows of each table's hand, from the moves it makes
                  and the messages of the others'       → games.handstate
     chat         players' lines and system lines       → _common
@@ -32,9 +40,9 @@ tests/foundation/test_import_graph.py fails on any circle.
 """
 
 from accounts.errors import ApplicationError
-from games.services._common import MAX_STAKE, bot_delay, current_hand, db_now
+from games.services._common import MAX_STAKE, db_now
 from games.services.autopilot import seat_autopilot
-from games.services.chat import chat_post, system_line
+from games.services.chat import chat_post
 from games.services.connections import (
     ACCOUNT_SUSPENDED,
     SESSION_ENDED,
@@ -53,18 +61,12 @@ from games.services.connections import (
     socket_session_state,
     user_seats_vacate,
 )
-from games.services.deadlines import DeadlineRun, deadline_run, hand_advance, hands_overdue
-from games.services.hands import (
-    hand_act,
-    hand_check,
-    hand_leave,
-    playing_hand_id,
-    table_act,
-    table_hint,
-)
+from games.services.deadlines import DeadlineRun, deadline_run, hands_overdue
+from games.services.hands import hand_check, hand_leave, playing_hand_id, table_act, table_hint
 from games.services.moderation import seat_remove, table_close
 from games.services.movefacts import learn_change, warm_state
-from games.services.optimistic import Moved, Mover, move_by_statement, table_act_optimistic
+from games.services.moves import MoveMade, move
+from games.services.optimistic import Mover
 from games.services.practice import practice_start
 from games.services.start import table_start_due, tables_start_overdue
 from games.services.tables import (
@@ -91,26 +93,22 @@ __all__ = [
     "SESSION_ENDED",
     "ApplicationError",
     "DeadlineRun",
-    "Moved",
+    "MoveMade",
     "Mover",
     "SessionEnd",
-    "bot_delay",
     "chat_post",
     "connections_sweep",
     "connections_touch",
     "connections_touch_due",
-    "current_hand",
     "db_now",
     "deadline_run",
-    "hand_act",
-    "hand_advance",
     "hand_check",
     "hand_leave",
     "hand_wrap_up",
     "hands_awaiting_wrap_up",
     "hands_overdue",
     "learn_change",
-    "move_by_statement",
+    "move",
     "playing_hand_id",
     "points_needed_for",
     "points_needed_here",
@@ -135,9 +133,7 @@ __all__ = [
     "socket_ping",
     "socket_session_check",
     "socket_session_state",
-    "system_line",
     "table_act",
-    "table_act_optimistic",
     "table_close",
     "table_create",
     "table_create_seated",

@@ -58,6 +58,8 @@ SYSTEM_LINES = {
     "timeout_play": "seat {0}'s time ran out: the system played {1}",
     "timeout_bury": "seat {0}'s time ran out: the system buried the kitty",
     "timeout_call": "seat {0}'s time ran out: the system called the friends",
+    "takeback_bid": "seat {0} takes back the bid {1}",
+    "takeback_play": "seat {0} takes back the play {1}",
 }
 
 
@@ -410,7 +412,7 @@ def ranked_table_close_if_dead(table: Table, seats: list[Seat]) -> bool:
 def points_needed(table: Table, *, stake: int | None = None) -> int:
     """The table points a human needs to sit at ``table`` and before each of its hands: the
     most one hand of its rules at its stake (or ``stake``) can take, and at least the table's
-    minimum balance (docs/LADDER.md, "Nobody loses more than they hold")."""
+    minimum balance (docs/LADDER.md, "Invariants": nobody loses more than they hold)."""
     return table_points_needed(
         ruleset=table.rules().to_dict(),
         stake=table.stake if stake is None else stake,

@@ -15,11 +15,15 @@ from django.db.models import Count, Q
 from games import realtime
 from games.handstate import public_summary, remember_state
 from games.models import Action, Hand, HandPlayer, Seat
-from games.services._common import DRAW_BATCH, SystemLine, bot_delay, system
+from games.services._common import DRAW_BATCH, SystemLine, system
 from games.services.chat import system_line
+from games.services.deadline_rule import keeps_timer, step_deadline
 from games.services.movefacts import facts_of, shared_facts
-from shengji.engine import FriendCall, HandState, format_cards, view_for, view_public
-from shengji.engine.hand import BIDDING, BURYING, DEALING, FINISHED
+from shengji.engine import FriendCall, HandState, format_cards, parse_action, view_for, view_public
+from shengji.engine.actions import BURY, TAKEBACK
+from shengji.engine.hand import BIDDING, BURYING, DEALING, FINISHED, PLAYING
+from shengji.engine.rules import MAX_PLAYERS
+from shengji.engine.takeback import standing_indices, withdrawn
 
 
 def catch_up_deal(
@@ -72,17 +76,28 @@ def before_change(state: HandState) -> Before:
 def system_lines(
     hand: Hand, state: HandState, logged: list[tuple[int | None, str, bool]], before: Before
 ) -> None:
-    """Chat lines everyone may read: bids, failed throws and, in 找朋友, the calls once the
-    first trick is led and each call filled (never a hidden card, never a call before the
-    first lead: RULES-SPEC.md §9.4)."""
+    """Chat lines everyone may read: bids, takebacks, failed throws and, in 找朋友, the calls
+    once the first trick is led and each call filled (never a hidden card, never a call before
+    the first lead: RULES-SPEC.md §9.4)."""
     lines: list[SystemLine] = [
         system("bids", seat, text.split(" ", 2)[2])
         for seat, text, _ in logged
         if text.startswith("bid ") and seat is not None
     ]
+    lines += takeback_lines(state)
     lines += play_lines(state, before)
     for line in lines:
         system_line(hand.match.table_id, line)
+
+
+def takeback_lines(state: HandState) -> list[SystemLine]:
+    """A takeback's line, when the change's last action is one: the bid or the play taken
+    back, cards everyone saw (RULES-SPEC.md §10.22, §10.23)."""
+    taken = withdrawn(state.actions)
+    if taken is None or taken.seat is None:
+        return []
+    code = "takeback_bid" if taken.kind == "bid" else "takeback_play"
+    return [system(code, taken.seat, format_cards(taken.cards))]
 
 
 def play_lines(state: HandState, before: Before) -> list[SystemLine]:
@@ -143,7 +158,11 @@ def friend_lines(state: HandState, before: Before) -> list[SystemLine]:
 
 def count_turns(hand: Hand) -> None:
     """Each seat's plays (and bury) and how many of them the bot made, from the log, once the
-    hand has ended (the ladder's rating and the replay read them; nothing does before)."""
+    hand has ended (the ladder's rating and the replay read them; nothing does before). A
+    play taken back is no turn (RULES-SPEC.md §10.23)."""
+    if Action.objects.filter(hand=hand, text__startswith=TAKEBACK).exists():
+        _count_standing_turns(hand)
+        return
     counts = (
         Action.objects.filter(hand=hand, seat__isnull=False)
         .filter(Q(text__startswith="play") | Q(text__startswith="bury"))
@@ -157,18 +176,29 @@ def count_turns(hand: Hand) -> None:
         )
 
 
+def _count_standing_turns(hand: Hand) -> None:
+    """``count_turns`` of a hand with takebacks: the plays and the bury still standing."""
+    rows = list(
+        Action.objects.filter(hand=hand).order_by("seq").values_list("seat", "text", "auto")
+    )
+    actions = [parse_action(text, MAX_PLAYERS) for _, text, _ in rows]
+    turns: dict[int, list[int]] = {}
+    for index in standing_indices(actions):
+        seat, text, auto = rows[index]
+        if seat is None or not text.startswith(("play", "bury")):
+            continue
+        counted = turns.setdefault(seat, [0, 0])
+        counted[0] += 1
+        counted[1] += 1 if auto else 0
+    for seat, (count, auto_count) in turns.items():
+        HandPlayer.objects.filter(hand=hand, seat=seat).update(turns=count, auto_turns=auto_count)
+
+
 def calls_step(state: HandState) -> bool:
     """找朋友's dealer is at the calls step: burying, no calls made yet (RULES-SPEC.md §9.3.3).
-    The step has the table's bury time; the first calls start the bury's own (``turn_limit_s``,
-    docs/PROTOCOL.md "Time")."""
+    The step has the table's bury time; the first calls start the bury's own
+    (``deadline_rule.turn_limit_s``, docs/PROTOCOL.md "Time")."""
     return state.phase == BURYING and state.rules.is_friends and not state.calls
-
-
-def turn_limit_s(state: HandState) -> int:
-    """The table's time for the step in play: ``bury_s`` for the dealer's bury, and in 找朋友
-    for the calls before it (each step its own), ``play_s`` for a play. The one-statement
-    move (services/optimistic.py) takes its limit from here too."""
-    return state.rules.bury_s if state.phase == BURYING else state.rules.play_s
 
 
 def _turn_started_at(hand: Hand, state: HandState, now: datetime, prev: int | None) -> datetime:
@@ -176,12 +206,44 @@ def _turn_started_at(hand: Hand, state: HandState, now: datetime, prev: int | No
     a takeover, a player back) when the hand's last move was logged, the move that gave the
     seat its turn (burying and playing are always begun by one). 找朋友's bury after the calls
     began with the first calls: changing them later starts nothing new."""
+    if _theft_bury(state):  # RULES-SPEC.md §10.24: a thief's bury begins at the close
+        return _last_logged_at(hand, "close", now)
     if state.phase == BURYING and state.calls:
         return _calls_made_at(hand, now, prev)
+    if state.phase == PLAYING and state.actions and state.actions[-1].kind == TAKEBACK:
+        return _resumed_turn_at(hand, state, now)
     if prev is not None or hand.seq == 0:
         return now
     last = Action.objects.filter(hand=hand, seq=hand.seq - 1).values_list("created_at", flat=True)
     return last.first() or now
+
+
+def _resumed_turn_at(hand: Hand, state: HandState, now: datetime) -> datetime:
+    """After a play taken back, the seat's clock keeps running (RULES-SPEC.md §10.23): its turn
+    began when the move that gave it the turn was logged, the last one still standing."""
+    standing = standing_indices(state.actions)
+    if not standing:
+        return now
+    began = Action.objects.filter(hand=hand, seq=standing[-1]).values_list("created_at", flat=True)
+    return began.first() or now
+
+
+def _theft_bury(state: HandState) -> bool:
+    """Under ``kitty_theft`` a seat buries a kitty taken at a window's close: a bury was made
+    already this hand (RULES-SPEC.md §10.24). Its clock is its own (``bury_s``)."""
+    return state.phase == BURYING and any(a.kind == BURY for a in state.actions)
+
+
+def _last_logged_at(hand: Hand, text: str, now: datetime) -> datetime:
+    """When the hand's last action starting with ``text`` was logged (its ``created_at``, by
+    this change too: every later change reads the same time, so the deadline never moves)."""
+    last = (
+        Action.objects.filter(hand=hand, text__startswith=text)
+        .order_by("-seq")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+    return now if last is None else last
 
 
 def _calls_made_at(hand: Hand, now: datetime, prev: int | None) -> datetime:
@@ -203,7 +265,7 @@ def _next_deadline(
     """The next deadline. A turn's is never later than its start plus the table's time,
     whatever changes during it: 托管 on then off, or a takeover and a return, give the player
     the rest of their turn, never a new one (docs/PROTOCOL.md, "Time"). In 找朋友 the dealer's
-    calls and bury are two steps, each with the table's bury time (``turn_limit_s``)."""
+    calls and bury are two steps, each with the table's bury time (``deadline_rule``)."""
     rules = state.rules
     interval = timedelta(milliseconds=rules.deal_interval_ms)
     started = hand.deal_started_at or now
@@ -211,11 +273,13 @@ def _next_deadline(
     if state.phase == DEALING:
         return started + interval * min(state.drawn + DRAW_BATCH - 1, draws - 1)
     if state.phase == BIDDING:
+        if state.in_theft_window:  # RULES-SPEC.md §10.24: the window opened with the bury
+            opened = _last_logged_at(hand, "bury ", now)
+            return opened + timedelta(seconds=rules.bid_window_s)
         return started + interval * (draws - 1) + timedelta(seconds=rules.bid_window_s)
     seat = state.to_act
     assert seat is not None
-    latest = _turn_started_at(hand, state, now, prev) + timedelta(seconds=turn_limit_s(state))
-    return min(now + bot_delay(), latest) if seats[seat].bot else latest
+    return step_deadline(state, _turn_started_at(hand, state, now, prev), now, seats[seat].bot)
 
 
 # What a hand's moves change; the rest of the row (rules, seed, dealer, levels) is fixed when
@@ -278,17 +342,11 @@ def after_change(
 
 def _timer_to_send(hand: Hand, now: datetime) -> tuple[int, datetime] | None:
     """The deadline task this change must send, as (seq, due), or None when the task in
-    flight is due no later than the new deadline and has not come yet: it will find the
-    deadline moved on and send itself again for it (``deadline_run``). A player's move moves
-    the deadline later, so a table sends one task per clock period instead of one per move.
-
-    A task past its due time may be running now, or lost (the sweeper sends lost ones): a new
-    one is sent, and the old one, no longer the timer, does nothing when it runs."""
+    flight serves the new deadline (``deadline_rule.keeps_timer``)."""
     if hand.deadline is None:
         hand.timer_seq = hand.timer_at = None
         return None
-    pending = hand.timer_at
-    if hand.timer_seq is not None and pending is not None and now <= pending <= hand.deadline:
+    if keeps_timer(hand.timer_seq, hand.timer_at, now, hand.deadline):
         return None
     hand.timer_seq, hand.timer_at = hand.seq, hand.deadline
     return hand.seq, hand.deadline

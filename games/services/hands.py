@@ -81,9 +81,9 @@ def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
 
 
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
-    """A seated player's ``kind`` (bid, call, bury, play) of ``cards`` in the table's hand in
-    progress, made on the view numbered ``seq`` (the socket's path; a call's ``cards`` are
-    its calls, "2AS 1KH")."""
+    """A seated player's ``kind`` (bid, call, bury, play, takeback) of ``cards`` in the table's
+    hand in progress, made on the view numbered ``seq`` (the socket's path; a call's ``cards``
+    are its calls, "2AS 1KH"; a takeback has none)."""
     hand = _table_act(table_id=table_id, user=user, kind=kind, cards=cards, seq=seq)
     if hand.awaiting_wrap_up:
         # In the worker, not here: the settlement's tens of milliseconds of Python would hold
@@ -110,7 +110,7 @@ def _table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) ->
         raise ApplicationError("not_seated")
     _check_fresh(hand, seq)
     now: datetime = hand.db_now  # type: ignore[attr-defined]
-    _act(hand, seats, seat, f"{kind} {seat} {cards}", now)
+    _act(hand, seats, seat, f"{kind} {seat} {cards}".rstrip(), now)
     # What the next move of this table may be made against in one statement (optimistic.py).
     facts = facts_of(hand, seats, table.ranked)
     transaction.on_commit(lambda: remember_facts(table_id, facts))

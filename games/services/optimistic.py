@@ -1,6 +1,6 @@
 """The one-statement move: a player's bury or play made against what this process already
-knows of the hand, written by one SQL statement on the event loop (docs/ARCHITECTURE.md, "The
-move's two paths").
+knows of the hand, written by one SQL statement on the event loop (docs/ARCHITECTURE.md, "One
+action, from the socket to the views sent back").
 
 What the process knows (``MoveFacts``) was read under the hand's lock by the last change of
 that table's hand, made here or learnt from its message (movefacts.py), and the engine state at
@@ -42,10 +42,11 @@ from games import asyncdb, movetrace, realtime
 from games.chat_words import NAMED_SEATS
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, ChatLine, Hand, HandPlayer
-from games.services._common import SystemLine, bot_delay
-from games.services._moves import before_change, play_lines, turn_limit_s
+from games.services._common import SystemLine
+from games.services._moves import before_change, play_lines
 from games.services.chat import system_payload
 from games.services.connections import DB_SESSION_ENGINES
+from games.services.deadline_rule import DUE_SQL, KEEPS_TIMER_SQL, step_seconds
 from games.services.movefacts import MoveFacts, known_facts, remember_facts, shared_facts
 from shengji.engine import HandState, ShengjiError, view_for, view_public
 from shengji.engine.hand import BURYING, FINISHED, PLAYING
@@ -97,8 +98,10 @@ def plan(facts: MoveFacts, mover: Mover, kind: str, cards: str, seq: int) -> Pla
         state.apply(action, seat)
     except ShengjiError:
         return None
-    if state.phase == BURYING:
-        return None  # still burying: its clock's start is the locking path's (_turn_started_at)
+    if state.phase not in {PLAYING, FINISHED}:
+        # Still burying (its clock's start is the locking path's: _turn_started_at), or a
+        # theft window opened by the bury (RULES-SPEC.md §10.24: its deadline is the window's).
+        return None
     limit_s = 0.0 if state.phase == FINISHED else _limit_s(state, facts)
     lines = _named_lines(play_lines(state, before), facts, mover)
     if lines is None:
@@ -150,13 +153,10 @@ def _named_lines(
 
 
 def _limit_s(state: HandState, facts: MoveFacts) -> float:
-    """Seconds to the next deadline, as ``_moves._next_deadline`` gives a step begun by this
-    move (the table's time for it, ``turn_limit_s``; a bot's delay)."""
+    """Seconds to the next deadline of the step this move begins (``deadline_rule``)."""
     to_act = state.to_act
     assert to_act is not None
-    if facts.bots[to_act]:
-        return bot_delay().total_seconds()
-    return float(turn_limit_s(state))
+    return step_seconds(state, facts.bots[to_act])
 
 
 def _table(model: Any) -> str:
@@ -164,8 +164,9 @@ def _table(model: Any) -> str:
 
 
 def _moved_hand(ends_hand: bool) -> str:
-    """The SET of the hand row: its seq, its next deadline and deadline task (as
-    ``_moves.after_change``), or the hand's end (as ``_moves._finish_hand``)."""
+    """The SET of the hand row: its seq, its next deadline and deadline task (the deadline
+    rule's SQL form, as ``_moves.after_change`` applies its Python one), or the hand's end (as
+    ``_moves._finish_hand``)."""
     if ends_hand:
         return """
                 seq = h.seq + 1,
@@ -177,8 +178,7 @@ def _moved_hand(ends_hand: bool) -> str:
                 result = %(result)s::jsonb,
                 finished_at = now(),
                 awaiting_wrap_up = true"""
-    due = "now() + %(limit)s * interval '1 second'"
-    keep = f"h.timer_seq IS NOT NULL AND h.timer_at IS NOT NULL AND now() <= h.timer_at AND h.timer_at <= {due}"  # noqa: E501
+    due, keep = DUE_SQL, KEEPS_TIMER_SQL
     return f"""
                 seq = h.seq + 1,
                 deadline = {due},
@@ -391,15 +391,3 @@ async def move_by_statement(
         payloads = [system_payload(line, written.at) for line in planned.lines]
         await realtime.chat_async(table_id, payloads)
     return Moved(planned, written, message)
-
-
-async def table_act_optimistic(
-    *, table_id: int, mover: Mover, kind: str, cards: str, seq: int
-) -> bool:
-    """``move_by_statement`` and then its task; False when the caller must take the locking
-    path (nothing was written then)."""
-    moved = await move_by_statement(table_id=table_id, mover=mover, kind=kind, cards=cards, seq=seq)
-    if moved is None:
-        return False
-    await moved.send_task()
-    return True

@@ -169,8 +169,9 @@ def _rules_for(table: Table) -> dict[str, Any]:
 
 def _match_for(table: Table, players: list[int | None]) -> Match:
     """The table's match if the same players sit on, else a new one at level 2 (seed 000
-    §1.4): a level per side (拖拉机) or per player (找朋友, RULES-SPEC.md §9.3.1). In 找朋友 the
-    match also goes on while one of its players still sits (``_friends_levels_follow``)."""
+    §1.4; the deck's lowest rank under ``deck_min_rank``, RULES-SPEC.md §10.12): a level per
+    side (拖拉机) or per player (找朋友, RULES-SPEC.md §9.3.1). In 找朋友 the match also goes on
+    while one of its players still sits (``_friends_levels_follow``)."""
     match = table.matches.order_by("-pk").first()
     if match is not None and match.ended_at is None and match.players == players:
         return match
@@ -180,14 +181,20 @@ def _match_for(table: Table, players: list[int | None]) -> Match:
         match.ended_at = db_now()
         match.save(update_fields=["ended_at"])
     ruleset = _rules_for(table)
-    slots = level_slots(RuleSet.from_dict(ruleset))
+    rules = RuleSet.from_dict(ruleset)
+    slots = level_slots(rules)
     return Match.objects.create(
         table=table,
         ruleset=ruleset,
-        levels=["2"] * slots,
+        levels=[rules.deck_min_rank] * slots,
         wrapped=[False] * slots,
         players=players,
     )
+
+
+def lowest_level(match: Match) -> str:
+    """Where a match's levels start: 2, or the deck's lowest rank (RULES-SPEC.md §10.12)."""
+    return str((match.ruleset.get("options") or {}).get("deck_min_rank", "2"))
 
 
 def _is_friends_match(match: Match) -> bool:
@@ -198,7 +205,8 @@ def _friends_levels_follow(match: Match, players: list[int | None]) -> bool:
     """找朋友, where each player has a level of their own (docs/RULES-DECISIONS.md, "Leaving a
     找朋友 table"): while a human of the match still sits, the match goes on with the players
     now seated. Each level follows its player (one who moved seats takes theirs along); a bot
-    that played on keeps its seat's; a new player, or a bot in a player's place, starts at 2.
+    that played on keeps its seat's; a new player, or a bot in a player's place, starts at 2
+    (the lowest level: ``lowest_level``).
     Whether it went on (``match`` then names the players now seated)."""
     if not _is_friends_match(match) or len(match.levels) != len(players):
         return False
@@ -214,7 +222,7 @@ def _friends_levels_follow(match: Match, players: list[int | None]) -> bool:
         elif user is None and before[index] is None:
             kept = index
         else:
-            levels.append("2")
+            levels.append(lowest_level(match))
             flags.append(False)
             continue
         levels.append(match.levels[kept])

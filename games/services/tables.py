@@ -24,7 +24,7 @@ from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from accounts.errors import ApplicationError, Grouped, detailed_message
+from accounts.errors import ApplicationError, Grouped, detailed_message, is_known_code
 from accounts.models import User
 from games import realtime
 from games.models import (
@@ -53,8 +53,14 @@ from games.services._common import (
 from games.services.start import match_end_if_deserted, start_if_all_ready
 from ladder.selectors import player_balance
 from ladder.services import ladder_profiles_lock
-from shengji.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
-from shengji.engine.rules import CLASSIC_SHAPE, ShapeOptionError, default_decks, default_friends
+from shengji.engine import HOUSE_OPTIONS, PRESET_NAMES, InvalidOptionError, RuleSet, preset
+from shengji.engine.rules import (
+    CLASSIC_SHAPE,
+    RefusedOptionError,
+    ShapeOptionError,
+    default_decks,
+    default_friends,
+)
 
 
 @transaction.atomic
@@ -179,11 +185,17 @@ def _table_retire_if_idle(table_id: int) -> bool:
     return True
 
 
+# The takeback options a casual table may set too (RULES-SPEC.md §10.22, §10.23); a ranked
+# table plays its preset, which keeps them off.
 def house_rules_checked(
     preset_name: str, house_rules: dict[str, Any], *, players: int = SEATS
 ) -> dict[str, Any]:
     """Only the options that differ from the preset (and, for the shape, from the defaults of
-    the players: ``shape_checked``), each a known option with a known value."""
+    the players: ``shape_checked``), each a known option with a known value of its type
+    (``HOUSE_OPTIONS``: RULES-SPEC.md §8, §10; a flag True / False, a number an int), and
+    together a rule set the engine plays: a combination it refuses is refused with the
+    engine's reason as the code (``needs_team_level``, ``bombs_need_4_decks`` …,
+    RULES-SPEC.md §10.1)."""
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
     if not isinstance(house_rules, dict):
@@ -191,7 +203,7 @@ def house_rules_checked(
     base = preset(preset_name)
     shape = {k: v for k, v in house_rules.items() if k in SHAPE_HOUSE_RULES}
     for option, value in house_rules.items():
-        if option not in shape and value not in HOUSE_RULE_OPTIONS.get(option, ()):
+        if option not in shape and not _house_value_known(option, value):
             raise ApplicationError(
                 "invalid_house_rules",
                 _("a house rule names an unknown option or value: %(rule)s"),
@@ -200,7 +212,38 @@ def house_rules_checked(
     chosen = {
         k: v for k, v in sorted(house_rules.items()) if k not in shape and getattr(base, k) != v
     }
-    return {**chosen, **shape_checked(players, shape)}
+    checked = {**chosen, **shape_checked(players, shape)}
+    _combination_checked(base, players, checked)
+    return checked
+
+
+def _house_value_known(option: str, value: Any) -> bool:
+    """Whether ``value`` is one the engine takes for ``option`` (None in ``HOUSE_OPTIONS``: a
+    whole number, whose range the rule set checks)."""
+    if option not in HOUSE_OPTIONS:
+        return False
+    values = HOUSE_OPTIONS[option]
+    if values is None:
+        return type(value) is int
+    if all(isinstance(v, bool) for v in values):
+        return type(value) is bool
+    return isinstance(value, str) and value in values
+
+
+def _combination_checked(base: RuleSet, players: int, options: dict[str, Any]) -> None:
+    """The rule set these options make on ``base`` (as ``Table.rules`` makes it), refused as
+    the engine refuses it."""
+    try:
+        base.with_options(**engine_options(options), players=players)
+    except RefusedOptionError as error:
+        code = error.reason if is_known_code(error.reason) else "invalid_house_rules"
+        raise ApplicationError(code) from None
+    except (InvalidOptionError, ValueError):
+        raise ApplicationError(
+            "invalid_house_rules",
+            _("a house rule names an unknown option or value: %(rule)s"),
+            rule=", ".join(f"{k}={v!r}" for k, v in sorted(options.items())),
+        ) from None
 
 
 _FRIENDS_ONLY = ("friend_cards", "join_policy", "small_side_bonus")
@@ -302,6 +345,9 @@ def _table_new(
 ) -> Table:
     if preset_name not in PRESET_NAMES:
         raise ApplicationError("invalid_preset")
+    if ranked and (house_rules or preset_name != "ranked"):
+        # RULES-SPEC.md §10: ranked quick match plays the ``ranked`` preset unchanged.
+        raise ApplicationError("ranked_quick_match_only")
     if not 1 <= stake <= MAX_STAKE:
         raise ApplicationError("invalid_stake")
     play_seconds, bury_seconds, bid_window_seconds, deal_interval_ms = timings

@@ -6,7 +6,10 @@ Leaving (RULES-SPEC.md §7, docs/RULES-DECISIONS.md "Leaving a 找朋友 table")
 escape, or a player still away at the end, ends the match (the sides' levels belong to
 partnerships that no longer sit together). In 找朋友 every player has a level of their own, so
 the match goes on: the escaper's (or absentee's) seat is freed, the escaper's level goes back
-to 2, everyone else keeps theirs, and a bot or a new player takes the seat."""
+to 2, everyone else keeps theirs, and a bot or a new player takes the seat.
+
+The ladder settles a plain record of the hand (`finished_hand`), built here from the locked hand
+and its players: the ladder floor never reads a hand (docs/ARCHITECTURE.md, "Floors")."""
 
 from __future__ import annotations
 
@@ -16,7 +19,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
+from accounts.errors import ApplicationError
 from games import realtime
 from games.models import Hand, HandPlayer, Match, Seat, SeatConnection, Table
 from games.services._common import (
@@ -30,8 +35,18 @@ from games.services._common import (
     table_changed,
 )
 from games.services._moves import count_turns
-from games.services.start import match_end_if_deserted, next_hand_after_pause, stand_up_short
-from ladder.services import ladder_settle_hand
+from games.services.start import (
+    lowest_level,
+    match_end_if_deserted,
+    next_hand_after_pause,
+    stand_up_short,
+)
+from ladder.services import (
+    FinishedHand,
+    FinishedSeat,
+    SettlementResult,
+    ladder_settle_hand,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +197,7 @@ def _friends_escape(match: Match, result: dict[str, Any], escaper: int) -> None:
     2: whoever takes the seat next starts there (docs/RULES-DECISIONS.md)."""
     match.next_dealer = result.get("dealer")
     levels, wrapped = list(match.levels), list(match.wrapped or [False] * len(match.levels))
-    levels[escaper], wrapped[escaper] = "2", False
+    levels[escaper], wrapped[escaper] = lowest_level(match), False
     match.levels, match.wrapped = levels, wrapped
 
 
@@ -195,7 +210,7 @@ def _friends_absentees_start_again(hand: Hand) -> None:
     for seat in HandPlayer.objects.filter(hand=hand, absent_at_end=True).values_list(
         "seat", flat=True
     ):
-        levels[seat], wrapped[seat] = "2", False
+        levels[seat], wrapped[seat] = lowest_level(match), False
     match.levels, match.wrapped = levels, wrapped
     match.save(update_fields=["levels", "wrapped"])
 
@@ -209,7 +224,51 @@ def _player_name(hand: Hand, seat: int | None) -> str:
 
 
 def _settle(hand: Hand) -> None:
-    ladder_settle_hand(hand_id=hand.pk)
+    ladder_settle_hand(hand=finished_hand(hand))
+
+
+@transaction.atomic
+def hand_settle(*, hand_id: int) -> SettlementResult:
+    """Settle the hand ``hand_id`` in the ladder (`ladder_settle_hand`), its row locked for the
+    check of an earlier settlement; the wrap-up settles the hand it holds already. For callers
+    outside the wrap-up (tests, a hand settled by hand); ``hand_not_found`` for no such hand."""
+    hand = (
+        Hand.objects.select_for_update(of=("self",))
+        .select_related("match__table")
+        .filter(pk=hand_id)
+        .first()
+    )
+    if hand is None:
+        raise ApplicationError("hand_not_found", _("no hand %(hand_id)s"), hand_id=hand_id)
+    return ladder_settle_hand(hand=finished_hand(hand))
+
+
+def finished_hand(hand: Hand) -> FinishedHand:
+    """The plain record the ladder settles: ``hand`` (its row locked by the caller, its match
+    and table loaded), its table's stake and rankedness, and its players as they are now."""
+    table = hand.match.table
+    return FinishedHand(
+        hand_id=hand.pk,
+        status=hand.status,
+        result=hand.result,
+        ruleset=hand.ruleset or {},
+        stake=table.stake,
+        dealer=hand.dealer,
+        levels=hand.levels,
+        wrapped=hand.wrapped,
+        ranked=table.ranked,
+        seats=tuple(
+            FinishedSeat(
+                seat=player.seat,
+                user_id=player.user_id,
+                escaped=player.escaped,
+                absent_at_end=player.absent_at_end,
+                turns=player.turns,
+                auto_turns=player.auto_turns,
+            )
+            for player in HandPlayer.objects.filter(hand=hand).order_by("seat")
+        ),
+    )
 
 
 def _result_line(hand: Hand, result: dict[str, Any], escaper_name: str) -> SystemLine:

@@ -2,6 +2,13 @@
 (games/movetrace.py) joined, by hand and seq, with each move's send and the moment its last
 seat saw it (``latency.table_figures``' ``moves``). All on ``time.monotonic()``.
 
+The marks are written down in the site's ASGI processes by ``marks_written_to``, which the
+bench's site installs (it serves ``TRACED_APPLICATION``, proof/load/traced_asgi.py, with
+``SHENGJI_MOVE_TRACE`` naming a folder): each process appends a line per mark to a file of its
+own there, ``<mark> <hand> <seq> <time>``, the time by ``time.monotonic()`` (CLOCK_MONOTONIC:
+one clock for every process of the machine, so the bench's clients' times compare). Each mark is
+a small write of its own, so a traced run costs a little more than an untraced one.
+
 Parts, each from one mark to the next: *in* (the client's send → the move checked against the
 kept state: the frame read, the consumer, the engine), *statement* (its round trip to
 PostgreSQL, while the views are encoded), *views* (→ the group's message ready: any encoding
@@ -13,12 +20,17 @@ move that took the locking path, or whose marks are missing, is left out.
 
 from __future__ import annotations
 
+import os
+import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import mean
-from typing import Any
+from typing import Any, TextIO
 
 from proof.stats import percentile, rounded
 
+FOLDER_ENV = "SHENGJI_MOVE_TRACE"
+TRACED_APPLICATION = "proof.load.traced_asgi:application"
 MARKS = ("planned", "written", "views")
 PARTS = (
     ("in", "sent", "planned"),
@@ -28,6 +40,19 @@ PARTS = (
     ("to the last seat", "last_frame", "last_seen"),
     ("whole", "sent", "last_seen"),
 )
+
+
+def marks_written_to(folder: Path) -> Callable[[str, int, int], None]:
+    """A ``games.movetrace.mark`` that appends each mark to ``server-<pid>.txt`` in ``folder``
+    (opened at the first mark, by the process that makes it)."""
+    opened: list[TextIO] = []
+
+    def mark(kind: str, hand: int, seq: int) -> None:
+        if not opened:
+            opened.append((folder / f"server-{os.getpid()}.txt").open("a", buffering=1))
+        opened[0].write(f"{kind} {hand} {seq} {time.monotonic():.6f}\n")
+
+    return mark
 
 
 def read_marks(folder: Path) -> dict[tuple[int, int], dict[str, float]]:

@@ -17,7 +17,8 @@ class Options:
     procs: int = 1
     daphnes: int = 1  # ASGI processes of the site (of ``server``)
     # How a table's sockets find the ASGI processes: "spread" (in turn, as a round-robin
-    # balancer) or "table" (all on one, as a proxy hashing on the table id would).
+    # balancer), "table" (all on one, as a proxy hashing on the table id would) or "proxy"
+    # (through haproxy with serve's own configuration: what ``serve --processes N`` runs).
     routing: str = "spread"
     server: str = "daphne"  # the ASGI server: daphne or uvicorn (shengji_site.launcher)
     client_nice: int = 0

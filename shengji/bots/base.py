@@ -40,6 +40,7 @@ VIEW_KEYS = (
     "decks",
     "mode",
     "kitty_size",
+    "removed",
     "side",
     "seat_points",
     "friends",
@@ -48,7 +49,8 @@ VIEW_KEYS = (
 )
 """The view keys bots read (the seat's own ``kitty`` only as the dealer; in 找朋友 the calls as
 the view shows them: to the dealer from the start, to the others from the first lead, never
-who holds a called card)."""
+who holds a called card; ``removed``, the cards a house kitty size took out of the deck,
+RULES-SPEC.md §10.11)."""
 
 DEALING = "dealing"
 BIDDING = "bidding"

@@ -29,16 +29,24 @@ from typing import Any
 from shengji.bots.base import BIDDING, BURYING, DEALING, PLAYING, acts_now, public_part
 from shengji.bots.friendship import call_text, choose_calls, follow_bonus, lead_bonus, random_calls
 from shengji.bots.knowledge import FRIENDS, Knowledge, hand_of, knowledge_from_view
-from shengji.bots.memory import counts_of, decks_of, players_of, trump_of
+from shengji.bots.memory import copies_of, counts_of, decks_of, players_of, trump_of
 from shengji.engine.bidding import Bid, legal_bids, make_bid
+from shengji.engine.bombs import BOMB_SIZE, FOLLOW_SUIT, OFF, bomb_allowed, is_bomb
 from shengji.engine.cards import SMALL_JOKER, format_cards, parse_cards
 from shengji.engine.follow import follow_error, legal_follow
 from shengji.engine.lead import lead_info
 from shengji.engine.patterns import best_cover, pair_ids, pair_profile, pairs_by_order, run_tops
+from shengji.engine.rainbow import (
+    answers,
+    is_rainbow,
+    rainbow_legal_follow,
+    rainbow_multiplier,
+    rainbow_units,
+)
 from shengji.engine.rules import RuleSet
-from shengji.engine.scoring import card_points, kitty_multiplier
+from shengji.engine.scoring import card_points, last_trick_multiplier
 from shengji.engine.throw import throw_check
-from shengji.engine.trick import play_score
+from shengji.engine.trick import play_score, trick_winner
 from shengji.engine.trump import ORDER_SLOTS, TRUMP, Trump
 from shengji.engine.views import lead_choices
 
@@ -53,6 +61,9 @@ LEAD_VALUE = 0.0
 """What taking the lead is worth, in points."""
 PAIR_BREAK = 6.0
 """Cost of splitting a pair held in hand."""
+BOMB_KEEP = 30.0
+"""Cost of spending or splitting four copies of a card under ``bombs`` (a bomb kept takes a
+later trick with points; ALPHA halves it, so a bomb is played for about 15 points or more)."""
 
 
 def keep_value(card: int, trump: Trump) -> float:
@@ -82,6 +93,7 @@ class Ctx:
     """Facts computed once per decision from a ``Knowledge``."""
 
     __slots__ = (
+        "bombs_apply",
         "card_orders",
         "counts",
         "groups",
@@ -156,6 +168,8 @@ class Ctx:
         self.top1 = top1
         self.top2 = top2
         self.total_unseen = max(1, sum(unseen))
+        plays = k.plays
+        self.bombs_apply = k.rules.bombs != OFF and bool(plays) and len(plays[0]) == BOMB_SIZE
 
     def share(self, seat: int) -> float:
         """The part of the unseen cards that seat holds."""
@@ -319,6 +333,8 @@ def lead_options(ctx: Ctx) -> list[Scored]:
             score = (22.0 if drawing else 2.0) - 0.5 * keep_value(low, ctx.trump)
             offer((low,), score - 1.5 * POINTS[low])
     for play in _lead_choices(k, ctx.trump):
+        if ctx.trump.has_tractor_rule and _failing_run(ctx, play):
+            continue
         if len(play) == 1:
             c = play[0]
             offer(play, -keep_value(c, ctx.trump) - 2.0 * POINTS[c] - 5.0)
@@ -332,12 +348,60 @@ def lead_options(ctx: Ctx) -> list[Scored]:
             value = 8.0 + 2.0 * len(play) if top else 3.0
             spent = sum(keep_value(c, ctx.trump) for c in play) * 0.3
             offer(play, value * (1.0 - risk) - spent - pts * (0.2 if top else 1.0))
+    if k.rules.rainbow_min:
+        for score, play in _rainbow_leads(ctx):
+            offer(play, score)
     if k.allies is not None:
         for play in options:
             options[play] += lead_bonus(k, play)
     scored = [(score, play) for play, score in options.items()]
     scored.sort(key=lambda item: -item[0])
     return scored
+
+
+def _failing_run(ctx: Ctx, play: Play) -> bool:
+    """Whether ``play``, a run of tuples shorter or thinner than the table's tractors
+    (RULES-SPEC.md §10.13), is a throw that unseen cards may beat (it would be taken back)."""
+    return len(play) > 1 and lead_info(play, ctx.trump).shape.is_throw and not ctx.stands(play)
+
+
+def _rainbow_leads(ctx: Ctx) -> list[Scored]:
+    """Rainbows worth leading (RULES-SPEC.md §10.17): each rank's cards that make one, when
+    no unseen cards can make a higher rainbow as large (it then takes the trick, and the
+    partners' points with it). Its cards, spent together on one trick, cost what they are worth
+    (four aces led as a rainbow take one trick, not four); a whole hand that is one is led."""
+    k = ctx.k
+    trump = ctx.trump
+    minimum = k.rules.rainbow_min
+    found: list[Scored] = []
+    for play in rainbow_leads(k.hand, trump, minimum):
+        size = len(play)
+        rank = play[0] % 13
+        if any(_can_make_rainbow(ctx, higher, size) for higher in range(rank + 1, 13)):
+            continue
+        if size == len(k.hand):
+            found.append((1000.0, play))
+            continue
+        spent = sum(keep_value(c, trump) for c in play)
+        found.append((40.0 + 4.0 * size + sum(POINTS[c] for c in play) - spent, play))
+    return found
+
+
+def _can_make_rainbow(ctx: Ctx, rank: int, size: int) -> bool:
+    """Whether the unseen cards of ``rank`` could make a rainbow of ``size`` cards."""
+    groups = ctx.groups
+    held = [(c, ctx.unseen[c]) for c in range(rank, 52, 13) if ctx.unseen[c]]
+    return sum(n for _, n in held) >= size and len({groups[c] for c, _ in held}) >= 4
+
+
+def rainbow_leads(hand: Sequence[int], trump: Trump, minimum: int) -> list[Play]:
+    """Every rank's cards of the hand that make a rainbow lead (RULES-SPEC.md §10.17)."""
+    by_rank: dict[int, list[int]] = {}
+    for c in hand:
+        if c < SMALL_JOKER:
+            by_rank.setdefault(c % 13, []).append(c)
+    found = [tuple(sorted(cards)) for _, cards in sorted(by_rank.items())]
+    return [cards for cards in found if is_rainbow(cards, trump, minimum)]
 
 
 def _lead_choices(k: Knowledge, trump: Trump) -> list[Play]:
@@ -387,7 +451,44 @@ def _score(play: Sequence[int], lead: Sequence[int], info: Any, trump: Trump) ->
 
 
 def _p_beat(ctx: Ctx, seat: int, play: Sequence[int], lead: Sequence[int]) -> float:
-    """Rough chance that ``seat``, still to play, beats ``play`` (the trick's best so far)."""
+    """Rough chance that ``seat``, still to play, beats ``play`` (the trick's best so far);
+    under ``bombs`` (RULES-SPEC.md §10.16) a four-card lead may also be bombed."""
+    if ctx.bombs_apply:
+        if is_bomb(play):
+            return _p_bomb(ctx, seat, lead, play)
+        p = _p_beat_plain(ctx, seat, play, lead)
+        return 1.0 - (1.0 - p) * (1.0 - _p_bomb(ctx, seat, lead, None))
+    return _p_beat_plain(ctx, seat, play, lead)
+
+
+def _p_bomb(ctx: Ctx, seat: int, lead: Sequence[int], over: Sequence[int] | None) -> float:
+    """Rough chance that ``seat`` plays a bomb (higher than the bomb ``over``, when given): it
+    must hold all four copies of a card none of which has been seen; under ``follow_suit`` one
+    outside the led group only when void in it."""
+    unseen = ctx.unseen
+    each = ctx.share(seat) ** BOMB_SIZE
+    groups = ctx.groups
+    led = groups[lead[0]]
+    follow_suit = ctx.k.rules.bombs == FOLLOW_SUIT
+    p_void = ctx.p_void(seat, led) if follow_suit else 1.0
+    floor = _bomb_rank(over, led, ctx.trump) if over is not None else (-1, -1)
+    keep = 1.0
+    for c in range(54):
+        if unseen[c] < BOMB_SIZE or _bomb_rank((c,), led, ctx.trump) <= floor:
+            continue
+        chance = each if groups[c] == led or not follow_suit else each * p_void
+        keep *= 1.0 - chance
+    return 1.0 - keep
+
+
+def _bomb_rank(bomb: Sequence[int], led: int, trump: Trump) -> tuple[int, int]:
+    """A bomb's rank (RULES-SPEC.md §10.16): trump, then the led group, then the others; then
+    its order. Equal ranks go to the one played first."""
+    group = trump.groups[bomb[0]]
+    return (2 if group == TRUMP else 1 if group == led else 0, trump.orders[bomb[0]])
+
+
+def _p_beat_plain(ctx: Ctx, seat: int, play: Sequence[int], lead: Sequence[int]) -> float:
     groups, orders = ctx.groups, ctx.orders
     lead_group = groups[lead[0]]
     ruffed = groups[play[0]] == TRUMP and lead_group != TRUMP
@@ -438,18 +539,20 @@ def _kitty_stake(ctx: Ctx, lead: Sequence[int]) -> float:
     if len(k.hand) != len(lead):
         return 0.0
     kitty_points = sum(POINTS[c] for c in k.kitty) if k.kitty is not None else 5 * k.decks
-    return float(kitty_points * lead_multiplier(lead, ctx.trump, k.decks))
+    return float(kitty_points * table_multiplier(lead, lead, ctx.trump, k.rules, k.decks))
 
 
-def lead_multiplier(lead: Sequence[int], trump: Trump, decks: int) -> int:
-    """The kitty multiplier a last trick with this lead would give (by the lead's shape;
-    RULES-SPEC.md §9.2 with more than two decks)."""
-    if decks > 2:
-        from shengji.engine.tuples import kitty_units_multiplier
-
-        return int(kitty_units_multiplier(lead, trump))
+def table_multiplier(
+    lead: Sequence[int], winning: Sequence[int], trump: Trump, rules: RuleSet, decks: int
+) -> int:
+    """The kitty multiplier of a last trick led by ``lead`` and won by ``winning`` under the
+    table's rules: a rainbow lead's (RULES-SPEC.md §10.17), else ``kitty_multiplier``'s
+    (§5.5, §9.2.10, §10.2)."""
+    rainbow = rules.rainbow_min
+    if rainbow and is_rainbow(lead, trump, rainbow):
+        return rainbow_multiplier(lead, trump, rainbow)
     try:
-        return kitty_multiplier(lead, trump, "lead_shape")
+        return last_trick_multiplier(lead, winning, trump, rules.kitty_multiplier, decks)
     except ValueError:
         return 2
 
@@ -459,10 +562,13 @@ def _spend_cost(play: Sequence[int], ctx: Ctx) -> float:
     counts = ctx.counts
     cost = 0.0
     used = counts_of(play)
+    bombs = ctx.k.rules.bombs != OFF
     for c in set(play):
         cost += keep_value(c, trump) * used[c]
         if counts[c] >= 2 and used[c] < counts[c]:
             cost += PAIR_BREAK
+        if bombs and counts[c] >= BOMB_SIZE:
+            cost += BOMB_KEEP  # a bomb spent or broken (RULES-SPEC.md §10.16)
     return cost
 
 
@@ -472,7 +578,11 @@ def follow_options(ctx: Ctx) -> list[Scored]:
     lead = k.plays[0]
     trump = ctx.trump
     info = lead_info(lead, trump)
-    best_index, best_score = _current_best(k)
+    judged = _judged_by_engine(k.rules)
+    if judged:
+        best_index, best_score = _engine_winner(k, k.plays), 0.0
+    else:
+        best_index, best_score = _current_best(k)
     n = k.players
     winner_seat = (k.leader + best_index) % n
     partner_winning = k.is_partner(winner_seat)
@@ -489,8 +599,11 @@ def follow_options(ctx: Ctx) -> list[Scored]:
         p_lose_side = 0.0
     scored: list[Scored] = []
     for play in follow_candidates(ctx, lead):
-        score = _score(play, lead, info, trump)
-        beats = score is not None and score > best_score
+        if judged:
+            beats = _engine_winner(k, [*k.plays, play]) == len(k.plays)
+        else:
+            score = _score(play, lead, info, trump)
+            beats = score is not None and score > best_score
         if beats:
             p = _p_side_holds(ctx, play, lead, after)
             if partner_after and p < 1.0:
@@ -508,6 +621,17 @@ def follow_options(ctx: Ctx) -> list[Scored]:
     return scored
 
 
+def _judged_by_engine(rules: RuleSet) -> bool:
+    """Whether the trick's winner is read from the engine's ``trick_winner``: under bombs and
+    the other ``throw_beat`` values (RULES-SPEC.md §10.15, §10.16) the scores here do not say."""
+    return rules.bombs != OFF or rules.throw_beat != "key_unit"
+
+
+def _engine_winner(k: Knowledge, plays: Sequence[Sequence[int]]) -> int:
+    rules = k.rules
+    return trick_winner(plays, k.trump, rules.throw_beat, rules.bombs, rules.rainbow_min)
+
+
 def _p_partner_beats(
     ctx: Ctx, play: Sequence[int], lead: Sequence[int], after: Sequence[int]
 ) -> float:
@@ -523,7 +647,27 @@ def _p_partner_beats(
 
 
 def follow_candidates(ctx: Ctx, lead: Sequence[int]) -> list[Play]:
-    """Legal follows worth considering (all of them for singles and pairs)."""
+    """Legal follows worth considering (all of them for singles and pairs), and under
+    ``bombs`` every bomb the seat may play (RULES-SPEC.md §10.16)."""
+    found = _follow_candidates(ctx, lead)
+    if ctx.bombs_apply:
+        k = ctx.k
+        rules = k.rules
+        found += [
+            bomb
+            for bomb in quads(k.hand)
+            if bomb not in found and bomb_allowed(k.hand, lead, bomb, ctx.trump, rules.bombs)
+        ]
+    return found
+
+
+def quads(hand: Sequence[int]) -> list[Play]:
+    """Every bomb the hand holds: four copies of one card (RULES-SPEC.md §10.16)."""
+    counts = counts_of(hand)
+    return [(c,) * BOMB_SIZE for c in range(54) if counts[c] >= BOMB_SIZE]
+
+
+def _follow_candidates(ctx: Ctx, lead: Sequence[int]) -> list[Play]:
     k = ctx.k
     group = ctx.groups[lead[0]]
     suited = ctx.mine[group]
@@ -752,11 +896,60 @@ def _build_shape(cards: Sequence[int], info: Any, trump: Trump, high: bool) -> P
 def play_options(k: Knowledge) -> list[Scored]:
     """Every play the basic bot considers, scored, best first."""
     if k.plays:
+        rainbow = k.rules.rainbow_min
+        if is_rainbow(k.plays[0], k.trump, rainbow):
+            return rainbow_follows(k)
         forced = _forced_follow(k)
-        if forced is not None:
+        if forced is not None and not _may_bomb(k):
             return [(0.0, forced)]
         return follow_options(Ctx(k))
     return lead_options(Ctx(k))
+
+
+def rainbow_follows(k: Knowledge) -> list[Scored]:
+    """Answers to a rainbow lead (RULES-SPEC.md §10.17): the rainbows owed (the highest the
+    hand can give), then the other cards: the point cards when this side will take the
+    trick, else the cheapest."""
+    trump = k.trump
+    rainbow = k.rules.rainbow_min
+    lead = k.plays[0]
+    owed = rainbow_legal_follow(k.hand, lead, trump, rainbow)
+    given = [int(c) for c in answers(owed, rainbow_units(lead, trump, rainbow) or (), trump)[2]]
+    rest = list(k.hand)
+    for c in given:
+        rest.remove(c)
+    free = len(lead) - len(given)
+    ctx = Ctx(k)
+    cheap = (*given, *sorted(rest, key=_cheap_key(ctx))[:free])
+    if not free:
+        return [(0.0, cheap)]
+    generous = (*given, *sorted(rest, key=_points_key(ctx))[:free])
+    plays = [*k.plays, cheap]
+    winner = _engine_winner(k, plays)
+    if k.is_partner((k.leader + winner) % k.players) and (
+        len(plays) == k.players or _rainbow_stands(ctx, plays[winner])
+    ):
+        return [(1.0, generous), (0.0, cheap)]
+    return [(1.0, cheap), (0.0, generous)]
+
+
+def _rainbow_stands(ctx: Ctx, play: Sequence[int]) -> bool:
+    """Whether no unseen cards can answer the lead's largest rainbow higher than ``play``."""
+    k = ctx.k
+    units = rainbow_units(k.plays[0], ctx.trump, k.rules.rainbow_min) or ()
+    if not units:
+        return False
+    ranks = answers(play, units, ctx.trump)[1]
+    size = len(units[0][1])
+    return not any(_can_make_rainbow(ctx, r, size) for r in range(ranks[0] + 1, 13))
+
+
+def _may_bomb(k: Knowledge) -> bool:
+    """Whether the seat holds a bomb it may play on the lead (RULES-SPEC.md §10.16)."""
+    lead = k.plays[0]
+    if k.rules.bombs == OFF or len(lead) != BOMB_SIZE:
+        return False
+    return any(bomb_allowed(k.hand, lead, b, k.trump, k.rules.bombs) for b in quads(k.hand))
 
 
 def _forced_follow(k: Knowledge) -> Play | None:
@@ -850,8 +1043,9 @@ def choose_bid(view: Mapping[str, Any], rules: RuleSet) -> Play | None:
     seat = int(view["seat"])
     level = str(view["level"])
     bids = view.get("bids") or []
-    standing = standing_bid(rules, bids, decks_of(view))
-    options = _legal_bids(rules, level, standing, seat, hand, decks_of(view))
+    made = bids_made(rules, bids)
+    standing = made[-1] if made else None
+    options = _legal_bids(rules, level, standing, seat, hand, decks_of(view), made)
     if not options:
         return None
     n = len(hand)
@@ -904,18 +1098,33 @@ def standing_bid(rules: RuleSet, bids: Sequence[Mapping[str, Any]], decks: int =
     """The standing bid as the engine's ``Bid``, rebuilt from the view's public bid list (a
     bid's strength reads only its cards, whatever the decks)."""
     del decks
-    standing: Bid | None = None
+    made = bids_made(rules, bids)
+    return made[-1] if made else None
+
+
+def bids_made(rules: RuleSet, bids: Sequence[Mapping[str, Any]]) -> list[Bid]:
+    """The engine's ``Bid`` of each bid of the view's public list, in order."""
+    made: list[Bid] = []
+    options = rules.bid_options
     for bid in bids:
-        standing = make_bid(rules.bidding, standing, int(bid["seat"]), parse_cards(bid["cards"]))
-    return standing
+        standing = made[-1] if made else None
+        cards = parse_cards(bid["cards"])
+        made.append(make_bid(rules.bidding, standing, int(bid["seat"]), cards, options))
+    return made
 
 
 def _legal_bids(
-    rules: RuleSet, level: str, standing: Bid | None, seat: int, hand: list[int], decks: int
+    rules: RuleSet,
+    level: str,
+    standing: Bid | None,
+    seat: int,
+    hand: list[int],
+    decks: int,
+    made: Sequence[Bid] = (),
 ) -> list[Play]:
-    if decks == 2:
-        return [tuple(o) for o in legal_bids(rules.bidding, level, standing, seat, hand)]
-    return [tuple(o) for o in legal_bids(rules.bidding, level, standing, seat, hand, decks=decks)]
+    options = rules.bid_options
+    found = legal_bids(rules.bidding, level, standing, seat, hand, decks, options, made)
+    return [tuple(o) for o in found]
 
 
 # --- the bot -------------------------------------------------------------------------------
@@ -953,9 +1162,14 @@ class BasicBot:
             assert trump is not None
             hand = hand_of(view)
             buried = choose_bury(hand, trump, bury_size(view))
-            if view.get("mode") == FRIENDS and not view.get("calls"):
+            if view.get("mode") == FRIENDS and not view.get("calls_made"):
                 return call_text(seat, self._calls(view, rules, hand, buried, trump))
             return f"bury {seat} {format_cards(buried)}"
+        if phase == PLAYING and calls_again(view, rules):
+            # RULES-SPEC.md §10.24: a theft's trump dropped a call; the dealer calls again.
+            trump = trump_of(view)
+            assert trump is not None
+            return call_text(seat, self._calls(view, rules, hand_of(view), [], trump))
         if phase == PLAYING:
             k = knowledge_from_view(view, rules, history, infer_friends=self.friendship)
             return f"play {seat} {format_cards(choose_play(k))}"
@@ -972,13 +1186,20 @@ class BasicBot:
         decks = decks_of(view)
         count = int(view.get("friends") or getattr(rules, "friends", 0) or 1)
         policy = str(getattr(rules, "friend_cards", "unrestricted"))
+        copies = copies_of(view, rules)
         if not self.friendship:
             rng = Random(f"{self.seed}|{view.get('seat')}|{view.get('hand')}")
-            return random_calls(trump, decks, count, policy, rng)
+            return random_calls(trump, decks, count, policy, rng, copies)
         kept = list(hand)
         for c in buried:
             kept.remove(c)
-        return choose_calls(kept, buried, trump, decks, count, policy)
+        return choose_calls(kept, buried, trump, decks, count, policy, copies)
+
+
+def calls_again(view: Mapping[str, Any], rules: RuleSet) -> bool:
+    """Whether a 找朋友 dealer must call again before leading: a theft's trump dropped a call
+    (RULES-SPEC.md §10.24)."""
+    return rules.kitty_theft == "on" and view.get("mode") == FRIENDS and not view.get("calls_made")
 
 
 def bury_size(view: Mapping[str, Any]) -> int:

@@ -32,6 +32,7 @@ from typing import Any, Protocol
 from shengji.bots.memory import Memory
 from shengji.engine.cards import SMALL_JOKER, format_cards, parse_cards
 from shengji.engine.friends import friend_call_error
+from shengji.engine.rules import RuleSet
 from shengji.engine.scoring import card_points
 from shengji.engine.trick import trick_winner
 from shengji.engine.trump import TRUMP, Trump
@@ -43,6 +44,7 @@ class Knowledge(Protocol):
 
     seat: int
     trump: Trump
+    rules: RuleSet
     dealer: int
     hand: list[int]
     plays: list[tuple[int, ...]]
@@ -147,16 +149,22 @@ def _side(k: Knowledge) -> frozenset[int]:
 
 # --- inference ------------------------------------------------------------------------------
 
-_WINNERS: dict[tuple[Trump, tuple[tuple[int, ...], ...]], int] = {}
+_WINNERS: dict[tuple[Trump, tuple[tuple[int, ...], ...], str, str, int], int] = {}
 
 
-def _winner_index(plays: tuple[tuple[int, ...], ...], trump: Trump) -> int:
-    key = (trump, plays)
+def _winner_index(
+    plays: tuple[tuple[int, ...], ...],
+    trump: Trump,
+    throw_beat: str = "key_unit",
+    bombs: str = "off",
+    rainbow_min: int = 0,
+) -> int:
+    key = (trump, plays, throw_beat, bombs, rainbow_min)
     found = _WINNERS.get(key)
     if found is None:
         if len(_WINNERS) > 50_000:
             _WINNERS.clear()
-        found = trick_winner(list(plays), trump)
+        found = trick_winner(list(plays), trump, throw_beat, bombs, rainbow_min)
         _WINNERS[key] = found
     return found
 
@@ -166,16 +174,17 @@ def evidence(k: Knowledge, unknown: Sequence[int]) -> dict[int, float]:
     side = _side(k)
     found = dict.fromkeys(unknown, 0.0)
     trump = k.trump
+    beat, bombs, rainbow = k.rules.throw_beat, k.rules.bombs, k.rules.rainbow_min
     for trick in k.memory.tricks:
         cards = tuple(tuple(c) for _, c in trick)
-        index = _winner_index(cards, trump)
+        index = _winner_index(cards, trump, beat, bombs, rainbow)
         winner = trick[index][0]
         if winner in side:
             for seat, played in trick:
                 if seat in found and seat != winner:
                     found[seat] += FEED_WEIGHT * sum(POINTS[c] for c in played)
         elif winner in found and index > 1:
-            before = _winner_index(cards[:index], trump)
+            before = _winner_index(cards[:index], trump, beat, bombs, rainbow)
             if trick[before][0] in side:
                 points = sum(POINTS[c] for p in cards for c in p)
                 found[winner] -= OVERTAKE_WEIGHT * points
@@ -278,7 +287,12 @@ def lead_bonus(k: Knowledge, play: Sequence[int]) -> float:
 
 
 def call_candidates(
-    hand: Sequence[int], buried: Sequence[int], trump: Trump, decks: int, policy: str
+    hand: Sequence[int],
+    buried: Sequence[int],
+    trump: Trump,
+    decks: int,
+    policy: str,
+    copies: Sequence[int] | None = None,
 ) -> list[tuple[float, int, int]]:
     """Every legal call ``(score, card, ordinal)`` with the ordinal one more than the copies
     the dealer keeps, best first (see the module doc): every card the dealer keeps no copy of
@@ -291,9 +305,9 @@ def call_candidates(
     for card in range(SMALL_JOKER):
         held = hand.count(card)
         ordinal = held + 1
-        if ordinal > decks - buried.count(card):
+        if ordinal > (decks if copies is None else copies[card]) - buried.count(card):
             continue
-        if friend_call_error(card, ordinal, trump, decks, policy) is not None:
+        if friend_call_error(card, ordinal, trump, decks, policy, copies=copies) is not None:
             continue
         group = groups[card]
         score = 3.0 * orders[card] - 6.0 * held
@@ -310,10 +324,16 @@ def call_candidates(
 
 
 def choose_calls(
-    hand: Sequence[int], buried: Sequence[int], trump: Trump, decks: int, count: int, policy: str
+    hand: Sequence[int],
+    buried: Sequence[int],
+    trump: Trump,
+    decks: int,
+    count: int,
+    policy: str,
+    copies: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """``count`` calls ``(card, ordinal)``: the best candidates, distinct cards first."""
-    ranked = call_candidates(hand, buried, trump, decks, policy)
+    ranked = call_candidates(hand, buried, trump, decks, policy, copies)
     chosen: list[tuple[int, int]] = []
     for _, card, ordinal in ranked:
         if len(chosen) == count:
@@ -325,21 +345,26 @@ def choose_calls(
         while len(chosen) < count and (card, ordinal) in chosen and ordinal < decks:
             ordinal += 1
             if (card, ordinal) not in chosen and friend_call_error(
-                card, ordinal, trump, decks, policy
+                card, ordinal, trump, decks, policy, copies=copies
             ) is None:
                 chosen.append((card, ordinal))
     return chosen
 
 
 def random_calls(
-    trump: Trump, decks: int, count: int, policy: str, rng: Random
+    trump: Trump,
+    decks: int,
+    count: int,
+    policy: str,
+    rng: Random,
+    copies: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """``count`` distinct legal calls drawn at random (the baseline's)."""
     legal = [
         (card, ordinal)
         for card in range(SMALL_JOKER)
         for ordinal in range(1, decks + 1)
-        if friend_call_error(card, ordinal, trump, decks, policy) is None
+        if friend_call_error(card, ordinal, trump, decks, policy, copies=copies) is None
     ]
     return rng.sample(legal, min(count, len(legal)))
 

@@ -17,7 +17,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from shengji.bots.friendship import Call, allies_of, calls_of
-from shengji.bots.memory import CARD_SLOTS, Memory, decks_of, players_of, remember, trump_of
+from shengji.bots.memory import (
+    CARD_SLOTS,
+    Memory,
+    copies_of,
+    decks_of,
+    players_of,
+    remember,
+    trump_of,
+)
 from shengji.engine.cards import parse_cards
 from shengji.engine.rules import RuleSet
 from shengji.engine.trump import Trump
@@ -40,7 +48,8 @@ class Knowledge:
     ``allies`` is the set of seats this seat plays with (itself included), ``side`` the
     defending seats known now, ``calls`` the view's calls (none while hidden),
     ``seat_points`` the points each seat has captured; in tractor mode ``allies`` is None and
-    the partners are the seats of this seat's parity.
+    the partners are the seats of this seat's parity. ``copies``: each card's copies in the
+    deal when the table's deck is not full (RULES-SPEC.md §10.11, §10.12), else None.
     """
 
     seat: int
@@ -63,6 +72,7 @@ class Knowledge:
     side: frozenset[int] = frozenset()
     calls: list[Call] | None = None
     seat_points: list[int] | None = None
+    copies: tuple[int, ...] | None = None
 
     @property
     def partner(self) -> int:
@@ -98,8 +108,12 @@ class Knowledge:
     def unseen(self) -> list[int]:
         """Copies of each card this seat cannot place (in another hand, or in the kitty
         unless this seat is the dealer)."""
-        decks = self.decks
-        unseen = [decks - n for n in self.memory.played]
+        copies = self.copies
+        if copies is None:
+            decks = self.decks
+            unseen = [decks - n for n in self.memory.played]
+        else:
+            unseen = [copies[c] - n for c, n in enumerate(self.memory.played)]
         for c in self.hand:
             unseen[c] -= 1
         if self.kitty is not None:
@@ -150,7 +164,7 @@ def knowledge_from_view(
         hand=hand_of(view),
         leader=leader,
         plays=plays,
-        memory=remember(view, history),
+        memory=remember(view, history, rules),
         kitty=kitty,
         card_counts=[int(n) for n in view.get("card_counts") or [0] * players],
         attacker_points=attacker_points,
@@ -158,14 +172,24 @@ def knowledge_from_view(
         players=players,
         decks=decks,
         mode=mode,
-        kitty_size=kitty_size(players, decks),
+        kitty_size=int(view.get("kitty_size") or kitty_size(players, decks)),
         side=frozenset(int(s) for s in view.get("side") or ()),
         calls=calls_of(view.get("calls")),
-        seat_points=[int(n) for n in view["seat_points"]] if view.get("seat_points") else None,
+        seat_points=seat_points_of(view),
+        copies=copies_of(view, rules),
     )
     if mode == FRIENDS:
         k.allies = allies_of(k, infer=infer_friends)
     return k
+
+
+def seat_points_of(view: Mapping[str, Any]) -> list[int] | None:
+    """The points each seat has taken, as the view shows them: a known defender's as 0 when the
+    table hides the defenders' points (RULES-SPEC.md §10.8)."""
+    shown = view.get("seat_points")
+    if not shown:
+        return None
+    return [0 if n is None else int(n) for n in shown]
 
 
 def kitty_size(players: int, decks: int) -> int:

@@ -23,13 +23,22 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from shengji.engine.actions import Action
+from shengji.engine.actions import TAKEBACK, Action, as_action
+from shengji.engine.bombs import BOMB_SIZE, FOLLOW_SUIT, OFF, is_bomb
 from shengji.engine.cards import parse_cards
 from shengji.engine.lead import lead_info
-from shengji.engine.patterns import pair_ids
+from shengji.engine.patterns import NO_GROUP, pair_ids, play_group
+from shengji.engine.rules import MAX_PLAYERS as MAX_SEATS
+from shengji.engine.rules import RuleSet
+from shengji.engine.takeback import standing_indices
 from shengji.engine.trump import Trump
 
 CARD_SLOTS = 54
+NO_PROTECTIONS = "no_protections"
+PAIRS_OWED = (NO_PROTECTIONS, "tractors_only_from_tractors")
+"""The draw policies under which a follower giving fewer pairs than the lead asks holds no
+more pairs in the group: ``suit_only`` owes none, and the protecting policies let a follower
+keep a pair inside a larger tuple (RULES-SPEC.md §9.2, §10.14)."""
 SEATS = 4
 """Seats of a classic table; a view's ``players`` (4..8) says how many a hand has."""
 
@@ -53,7 +62,8 @@ class Memory:
     bid cards and the flipped kitty cards, not played yet). ``complete``: the history covered
     every play of the hand. ``tricks``: every completed trick as ``(seat, cards)`` in play
     order (what ``shengji.bots.friendship`` reads). The per-seat lists have one entry per seat
-    (``new_memory(players)``; four by default).
+    (``new_memory(players)``; four by default). ``bombs`` and ``draw_policy`` are the table's
+    (RULES-SPEC.md §10.16, §9.2, §10.14): they say what a follow proves.
     """
 
     played: list[int] = field(default_factory=lambda: [0] * CARD_SLOTS)
@@ -63,6 +73,8 @@ class Memory:
     dealer_or_kitty: list[int] = field(default_factory=lambda: [0] * CARD_SLOTS)
     complete: bool = True
     tricks: list[tuple[tuple[int, tuple[int, ...]], ...]] = field(default_factory=list)
+    bombs: str = OFF
+    draw_policy: str = NO_PROTECTIONS
 
     def copy(self) -> Memory:
         return Memory(
@@ -73,6 +85,8 @@ class Memory:
             list(self.dealer_or_kitty),
             self.complete,
             list(self.tricks),
+            self.bombs,
+            self.draw_policy,
         )
 
     @property
@@ -99,28 +113,43 @@ class Memory:
         self, seat: int, cards: Sequence[int], lead: Sequence[int], trump: Trump
     ) -> None:
         """A follower with fewer led-group cards than the lead has no more of them; one that
-        gave fewer pairs than the lead asks has no more pairs in that group (RULES-SPEC.md §4)."""
+        gave fewer pairs than the lead asks has no more pairs in that group (RULES-SPEC.md §4),
+        unless the table's rules let it keep them (below)."""
+        if len(lead) > 1 and play_group(lead, trump) == NO_GROUP:
+            return  # a rainbow lead (RULES-SPEC.md §10.17): no suit was owed
         groups = trump.groups
         group = groups[lead[0]]
-        suited = [c for c in cards if groups[c] == group]
         bit = 1 << group
+        if self.bombs != OFF and len(lead) == BOMB_SIZE and is_bomb(cards):
+            # RULES-SPEC.md §10.16: a bomb is played whatever the hand holds under any_suit;
+            # under follow_suit one outside the led group proves a void in it.
+            if self.bombs == FOLLOW_SUIT and groups[cards[0]] != group:
+                self.voids[seat] |= bit
+                self.no_pairs[seat] |= bit
+            return
+        suited = [c for c in cards if groups[c] == group]
         if len(suited) < len(lead):
             self.voids[seat] |= bit
             self.no_pairs[seat] |= bit
             return
-        if len(lead) > 1:
+        if len(lead) > 1 and self.draw_policy in PAIRS_OWED:
             wanted = lead_info(lead, trump).pair_units
             if wanted and len(pair_ids(suited)) < wanted:
                 self.no_pairs[seat] |= bit
 
 
-def new_memory(players: int = SEATS, *, complete: bool = True) -> Memory:
-    """An empty memory for a table of ``players`` seats."""
+def new_memory(
+    players: int = SEATS, *, complete: bool = True, rules: RuleSet | None = None
+) -> Memory:
+    """An empty memory for a table of ``players`` seats (under ``rules``' bombs and draw
+    policy; None: the classic rules)."""
     return Memory(
         voids=[0] * players,
         no_pairs=[0] * players,
         known=[[0] * CARD_SLOTS for _ in range(players)],
         complete=complete,
+        bombs=OFF if rules is None else rules.bombs,
+        draw_policy=NO_PROTECTIONS if rules is None else rules.draw_policy,
     )
 
 
@@ -207,13 +236,16 @@ def public_history(actions: Iterable[Action | str], view: Mapping[str, Any]) -> 
     """The hand's actions as the view's seat may know them.
 
     Keeps bids and plays (and ``close``, ``leave``); drops ``draw``; a ``bury`` keeps its cards
-    only for the dealer; another seat's rejected throw is written ``play N`` without its cards.
+    only for the seat that buried them (the dealer, or a thief, RULES-SPEC.md §10.24); another
+    seat's rejected throw is written ``play N`` without its cards. A takeback and the bid or
+    play it withdrew are dropped (RULES-SPEC.md §10.22, §10.23: the hand is the one its
+    standing actions make).
     The site can pass its action log through this before calling a bot (the bots read only
     ``play`` actions and never the cards of another seat's rejected throw, so the choice is
     the same either way; tests/bots check it).
     """
     seat = view.get("seat")
-    texts = [str(a) for a in actions]
+    texts = _standing_texts([str(a) for a in actions])
     out: list[str] = []
     hidden: set[int] = set()
     failed = view.get("failed_throws") or []
@@ -225,7 +257,7 @@ def public_history(actions: Iterable[Action | str], view: Mapping[str, Any]) -> 
         word = text.split(None, 1)[0].lower() if text.strip() else ""
         if word == "draw":
             continue
-        if word == "bury" and seat != view.get("dealer"):
+        if word == "bury" and text.split()[1:2] != [str(seat)]:
             out.append(" ".join(text.split()[:2]))
             continue
         if index in hidden:
@@ -233,6 +265,14 @@ def public_history(actions: Iterable[Action | str], view: Mapping[str, Any]) -> 
             continue
         out.append(text)
     return out
+
+
+def _standing_texts(texts: list[str]) -> list[str]:
+    """The texts of the actions still standing (takeback.py), all of them without a takeback."""
+    if not any(text.lower().startswith(TAKEBACK) for text in texts):
+        return texts
+    actions = [as_action(text, MAX_SEATS) for text in texts]
+    return [texts[index] for index in standing_indices(actions)]
 
 
 def players_of(view: Mapping[str, Any]) -> int:
@@ -245,11 +285,20 @@ def decks_of(view: Mapping[str, Any]) -> int:
     return int(view.get("decks") or 2)
 
 
+def copies_of(view: Mapping[str, Any], rules: RuleSet) -> tuple[int, ...] | None:
+    """Copies of each card in the hand's deal when the table's deck is not full (RULES-SPEC.md
+    §10.11, §10.12: the view shows the cards removed), else None."""
+    if not rules.has_deck_options:
+        return None
+    return rules.card_copies(parse_cards(view.get("removed") or ""))
+
+
 def trump_of(view: Mapping[str, Any]) -> Trump | None:
     found = view.get("trump")
     if not found:
         return None
-    return Trump(str(found["level"]), found.get("suit"))
+    length, size = found.get("tractor") or (2, 2)  # RULES-SPEC.md §10.13
+    return Trump(str(found["level"]), found.get("suit"), (int(length), int(size)))
 
 
 def _trick_cards(trick: Mapping[str, Any] | None) -> list[tuple[int, tuple[int, ...]]]:
@@ -258,18 +307,21 @@ def _trick_cards(trick: Mapping[str, Any] | None) -> list[tuple[int, tuple[int, 
     return [(int(p["seat"]), _parsed(p["cards"])) for p in trick.get("plays", [])]
 
 
-def remember(view: Mapping[str, Any], history: Sequence[str] | None = None) -> Memory:
+def remember(
+    view: Mapping[str, Any], history: Sequence[str] | None = None, rules: RuleSet | None = None
+) -> Memory:
     """The memory of the view's seat: from the history when it matches the view, else from
-    the view alone (``complete`` False)."""
+    the view alone (``complete`` False). ``rules``: the table's, for what a follow proves
+    (None: the classic rules)."""
     trump = trump_of(view)
     players = players_of(view)
-    memory = new_memory(players)
+    memory = new_memory(players, rules=rules)
     _note_bids(memory, view)
     if trump is None:
         return memory
     if history is not None and _walk_into(memory, view, history, trump):
         return memory
-    memory = new_memory(players, complete=not view.get("tricks_played"))
+    memory = new_memory(players, complete=not view.get("tricks_played"), rules=rules)
     _note_bids(memory, view)
     _from_view(memory, view, trump)
     return memory

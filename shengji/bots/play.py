@@ -11,7 +11,7 @@ may bid until a whole round passes without a bid, then ``close``. In 找朋友 t
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from shengji.bots.base import Bot
@@ -39,16 +39,27 @@ class HandStats:
     refused: list[tuple[int, str, str]] = field(default_factory=list)
 
 
-def play_hand(state: HandState, bots: Sequence[Bot], stats: HandStats | None = None) -> HandState:
+def play_hand(
+    state: HandState,
+    bots: Sequence[Bot],
+    stats: HandStats | None = None,
+    check: Callable[[HandState], None] | None = None,
+) -> HandState:
     """Play the hand to its end with ``bots[seat]`` in each seat; returns the state.
 
     A refused action is recorded in ``stats.refused`` and replaced by the engine's first
-    legal action (so a long legality run goes on and counts every failure).
+    legal action (so a long legality run goes on and counts every failure). ``check`` (tests,
+    legality runs) is called at the first lead and after every completed trick.
     """
     stats = stats if stats is not None else HandStats()
     log: list[str] = []
     stalled = 0
+    checked = -1
     while state.result is None:
+        first_in_trick = state.phase == PLAYING and not state.trick.plays
+        if check is not None and first_in_trick and len(state.tricks) != checked:
+            checked = len(state.tricks)
+            check(state)
         phase = state.phase
         if phase == DEALING:
             seat = (state.start_seat + state.drawn) % players_of_state(state)

@@ -8,10 +8,17 @@ from random import Random
 from typing import Any
 
 from shengji.bots.base import BIDDING, BURYING, DEALING, PLAYING, acts_now, public_part
-from shengji.bots.basic import NO_PROTECTIONS, _legal_bids, bury_size, draw_policy_of, standing_bid
+from shengji.bots.basic import (
+    NO_PROTECTIONS,
+    _legal_bids,
+    bids_made,
+    bury_size,
+    calls_again,
+    draw_policy_of,
+)
 from shengji.bots.friendship import call_text, random_calls
 from shengji.bots.knowledge import FRIENDS, hand_of
-from shengji.bots.memory import decks_of, trump_of
+from shengji.bots.memory import copies_of, decks_of, trump_of
 from shengji.engine.cards import format_cards, parse_cards
 from shengji.engine.follow import legal_follow
 from shengji.engine.random_play import RandomPolicy, random_bury, random_follow, random_lead
@@ -41,11 +48,12 @@ class RandomBot:
             return None
         trump = trump_of(view)
         assert trump is not None
-        if phase == BURYING:
-            if view.get("mode") == FRIENDS and not view.get("calls"):
+        if phase == BURYING or calls_again(view, rules):
+            if view.get("mode") == FRIENDS and not view.get("calls_made"):
                 count = int(view.get("friends") or getattr(rules, "friends", 0) or 1)
                 policy = str(getattr(rules, "friend_cards", "unrestricted"))
-                calls = random_calls(trump, decks_of(view), count, policy, self.rng)
+                copies = copies_of(view, rules)
+                calls = random_calls(trump, decks_of(view), count, policy, self.rng, copies)
                 return call_text(seat, calls)
             size = bury_size(view)
             buried = random_bury(hand, self.rng) if size == 8 else self.rng.sample(hand, size)
@@ -71,8 +79,9 @@ class RandomBot:
         if self.rng.random() >= self.policy.bid_rate:
             return None
         decks = decks_of(view)
-        standing = standing_bid(rules, view.get("bids") or [], decks)
-        options = _legal_bids(rules, str(view["level"]), standing, seat, hand, decks)
+        made = bids_made(rules, view.get("bids") or [])
+        standing = made[-1] if made else None
+        options = _legal_bids(rules, str(view["level"]), standing, seat, hand, decks, made)
         if not options:
             return None
         return f"bid {seat} {format_cards(self.rng.choice(options))}"

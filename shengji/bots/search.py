@@ -40,6 +40,7 @@ from shengji.bots.knowledge import Knowledge, knowledge_from_view
 from shengji.bots.sim import SimHand, World, sample_world, side_levels
 from shengji.engine.cards import format_cards
 from shengji.engine.rules import RuleSet
+from shengji.engine.scoring import ScoreBands
 
 SURE = 1000.0
 """A basic lead score that needs no search (the whole hand cannot be beaten)."""
@@ -174,7 +175,7 @@ class SearchBot:
             sim.play(k.seat, candidates[index])
             x = sim.playout(choose_play, tricks)
             defending = k.seat in sim.scored_side if sim.friends else k.defending
-            scores[index].append(self._utility(x, defending, k.decks))
+            scores[index].append(self._utility(x, defending, k.decks, k.rules.score_bands))
             self.last_playouts += 1
             timer.lap()
         return True
@@ -207,7 +208,9 @@ class SearchBot:
                 best, best_mean = index, mean
         return best
 
-    def _utility(self, x: int, defending: bool, decks: int = 2) -> float:
-        levels = side_levels(x, defending, decks)
+    def _utility(
+        self, x: int, defending: bool, decks: int = 2, bands: ScoreBands | None = None
+    ) -> float:
+        levels = side_levels(x, defending, decks, bands)
         margin = (x - 80) / 40.0 if decks == 2 else (x - 40 * decks) / (20.0 * decks)
         return levels + self.budget.point_weight * (-margin if defending else margin)

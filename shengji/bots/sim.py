@@ -24,8 +24,9 @@ from shengji.bots.friendship import Call, allies_of
 from shengji.bots.knowledge import FRIENDS, Knowledge
 from shengji.bots.memory import Memory
 from shengji.engine.lead import lead_info
+from shengji.engine.rainbow import is_rainbow
 from shengji.engine.rules import RuleSet
-from shengji.engine.scoring import card_points, kitty_multiplier, level_change
+from shengji.engine.scoring import ScoreBands, card_points, level_change
 from shengji.engine.shapes import Split
 from shengji.engine.throw import REJECTED, STANDS, throw_outcome
 from shengji.engine.trick import trick_winner
@@ -165,6 +166,7 @@ class SimHand:
     __slots__ = (
         "attacker_points",
         "calls",
+        "copies",
         "dealer",
         "decks",
         "friends",
@@ -203,6 +205,7 @@ class SimHand:
         self.decks = k.decks
         self.mode = k.mode
         self.kitty_size = k.kitty_size
+        self.copies = k.copies
         self.friends = k.mode == FRIENDS
         self.side = k.side or frozenset((k.dealer,))
         self.calls: list[Call] = list(k.calls or ())
@@ -236,6 +239,7 @@ class SimHand:
             side=self.side,
             calls=self.calls,
             seat_points=self.seat_points,
+            copies=self.copies,
         )
         if self.friends:
             k.allies = allies_of(k)
@@ -253,7 +257,13 @@ class SimHand:
     def play(self, seat: int, cards: Sequence[int]) -> None:
         """Apply a play of the seat in turn (throws resolved against the sampled hands)."""
         trump = self.trump
-        if not self.plays and len(cards) > 1 and lead_info(cards, trump).shape.is_throw:
+        rainbow = self.rules.rainbow_min
+        if (
+            not self.plays
+            and len(cards) > 1
+            and not (rainbow and is_rainbow(cards, trump, rainbow))
+            and lead_info(cards, trump).shape.is_throw
+        ):
             others = [self.hands[s] for s in range(self.players) if s != seat]
             outcome = throw_outcome(
                 cards,
@@ -262,6 +272,7 @@ class SimHand:
                 failed_throw=self.rules.failed_throw,
                 throw_penalty=self.rules.throw_penalty,
                 forced_part=self.rules.forced_part,
+                penalty_per=self.rules.throw_penalty_per,
             )
             if outcome.result != STANDS:
                 penalty = -outcome.penalty if self.is_attacker(seat) else outcome.penalty
@@ -283,7 +294,9 @@ class SimHand:
     def _finish_trick(self) -> None:
         plays = self.plays
         players = self.players
-        winner = (self.leader + trick_winner(plays, self.trump)) % players
+        rules = self.rules
+        found = trick_winner(plays, self.trump, rules.throw_beat, rules.bombs, rules.rainbow_min)
+        winner = (self.leader + found) % players
         if self.friends:
             self.memory.tricks.append(
                 tuple(((self.leader + i) % players, cards) for i, cards in enumerate(plays))
@@ -379,15 +392,10 @@ class SimHand:
         if self.friends:
             x += sum(n for s, n in enumerate(self.seat_points) if s not in self.side)
         if last and self.is_attacker(winner):
-            policy = self.rules.kitty_multiplier
-            if self.decks > 2:
-                from shengji.engine.tuples import kitty_units_multiplier
+            winning = last[(winner - leader) % self.players]
+            from shengji.bots.basic import table_multiplier
 
-                multiplier = kitty_units_multiplier(last[0], self.trump)
-            else:
-                # lead_shape reads the lead; the others the winning play (by its own split).
-                play = last[0] if policy == "lead_shape" else last[(winner - leader) % self.players]
-                multiplier = kitty_multiplier(play, self.trump, policy)
+            multiplier = table_multiplier(last[0], winning, self.trump, self.rules, self.decks)
             x += multiplier * sum(POINTS[c] for c in self.kitty)
         return max(0, x)
 
@@ -399,8 +407,12 @@ def _lowest_part(split: Split) -> tuple[int, ...]:
     return tuple(split.pairs[-1] if split.pairs else split.tractors[-1])
 
 
-def side_levels(x: int, defending: bool, decks: int = 2) -> int:
-    """Levels gained by one side (negative when the other side goes up)."""
-    side, gained = level_change(x) if decks == 2 else level_change(x, decks)  # type: ignore[call-arg,unused-ignore]
+def side_levels(x: int, defending: bool, decks: int = 2, bands: ScoreBands | None = None) -> int:
+    """Levels gained by one side (negative when the other side goes up), by the table's level
+    bands (RULES-SPEC.md §10.4) when it sets them."""
+    if bands is not None:
+        side, gained = level_change(x, decks, bands)
+    else:
+        side, gained = level_change(x) if decks == 2 else level_change(x, decks)  # type: ignore[call-arg,unused-ignore]
     defenders_up = gained if side == "defenders" else -gained
     return defenders_up if defending else -defenders_up

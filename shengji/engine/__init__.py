@@ -81,6 +81,7 @@ from shengji.engine.record import (
     replay_final,
 )
 from shengji.engine.rules import (
+    HOUSE_OPTIONS,
     HOUSE_RULE_OPTIONS,
     PRESET_NAMES,
     PRESETS,
@@ -102,6 +103,7 @@ __all__ = [
     "CARDS_NOT_IN_HAND",
     "EMPTY_PLAY",
     "GROUP_NAMES",
+    "HOUSE_OPTIONS",
     "HOUSE_RULE_OPTIONS",
     "LEAD_MIXED_SUITS",
     "MUST_FOLLOW_PAIR",

@@ -37,6 +37,11 @@ FRIEND_HIGHEST = "friend_highest"
 FRIEND_POINTS = "friend_points"
 FRIEND_WRONG_COUNT = "friend_wrong_count"
 FRIEND_DUPLICATE = "friend_duplicate"
+FRIEND_CARD_NOT_IN_DECK = "friend_card_not_in_deck"
+# Takebacks (RULES-SPEC.md §10.22, §10.23).
+TAKEBACK_NOT_ALLOWED = "takeback_not_allowed"
+TAKEBACK_NOT_LAST = "takeback_not_last"
+TAKEBACK_AFTER_FAILED_THROW = "takeback_after_failed_throw"
 # Setup, records and rule sets.
 INVALID_SETUP = "invalid_setup"
 INVALID_RECORD = "invalid_record"
@@ -70,6 +75,14 @@ ACTION_REASON_CODES: tuple[str, ...] = (
     FRIEND_WRONG_COUNT,
     FRIEND_DUPLICATE,
 )
+HOUSE_ACTION_REASON_CODES: tuple[str, ...] = (
+    FRIEND_CARD_NOT_IN_DECK,
+    TAKEBACK_NOT_ALLOWED,
+    TAKEBACK_NOT_LAST,
+    TAKEBACK_AFTER_FAILED_THROW,
+)
+"""Refusals only a house option of RULES-SPEC.md §10 makes (§10.11, §10.22, §10.23); the site
+lists them when its tables can set those options."""
 
 _TEXT = {
     NOT_YOUR_TURN: "it is not your turn",
@@ -94,6 +107,10 @@ _TEXT = {
     FRIEND_POINTS: "a point card (5, 10, K) cannot be called, but a K can when the level is A",
     FRIEND_WRONG_COUNT: "make exactly as many calls as the table's number of friends",
     FRIEND_DUPLICATE: "the same call twice: call different cards or copies",
+    FRIEND_CARD_NOT_IN_DECK: "that card is not in this table's decks",
+    TAKEBACK_NOT_ALLOWED: "this table's rules allow no takeback now",
+    TAKEBACK_NOT_LAST: "only your own last bid, or your play while it is the last, is taken back",
+    TAKEBACK_AFTER_FAILED_THROW: "a failed throw stands, its penalty included",
 }
 
 
@@ -132,6 +149,10 @@ class IllegalBuryError(IllegalActionError):
 
 class IllegalCallError(IllegalActionError):
     """Friend calls refused with ``calls_*`` or one of friends.py's ``friend_*`` codes."""
+
+
+class IllegalTakebackError(IllegalActionError):
+    """A takeback refused with one of the ``takeback_*`` codes."""
 
 
 class InvalidActionError(ShengjiError):

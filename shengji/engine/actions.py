@@ -1,7 +1,8 @@
 """Actions of a hand and their text notation (docs/NOTATION.md).
 
 ``draw`` and ``close`` are issued by the server (the deal and the end of the bid window);
-``bid``, ``call``, ``bury``, ``play`` and ``leave`` name the acting seat (0..7). ``call`` is the
+``bid``, ``call``, ``bury``, ``play``, ``leave`` and ``takeback`` name the acting seat (0..7);
+``takeback N`` withdraws seat N's last bid or play (RULES-SPEC.md §10.22, §10.23). ``call`` is the
 找朋友 dealer's friend calls, each an ordinal and a card: ``call 0 2AS 1KH`` is "the second AS
 and the first KH played" (RULES-SPEC.md §9.3.3). ``str(action)`` is the canonical
 text and ``parse_action`` reads it back: ``parse_action("play 1 as as ks")`` prints as
@@ -24,9 +25,12 @@ BURY = "bury"
 PLAY = "play"
 LEAVE = "leave"
 CALL = "call"
+TAKEBACK = "takeback"
 
 SERVER_KINDS = (DRAW, CLOSE)
-SEAT_KINDS = (BID, BURY, PLAY, LEAVE, CALL)
+SEAT_KINDS = (BID, BURY, PLAY, LEAVE, CALL, TAKEBACK)
+BARE_KINDS = (LEAVE, TAKEBACK)
+"""Seat actions that take no cards."""
 SEAT_WORDS = ("0", "1", "2", "3", "4", "5", "6", "7")
 MAX_ORDINAL = 4
 
@@ -86,6 +90,10 @@ def leave(seat: int) -> Action:
     return Action(LEAVE, seat)
 
 
+def takeback(seat: int) -> Action:
+    return Action(TAKEBACK, seat)
+
+
 def call(seat: int, calls: Iterable[tuple[int, int]]) -> Action:
     """The dealer's friend calls, as ``(card, ordinal)`` pairs."""
     listed = list(calls)
@@ -127,10 +135,10 @@ def _parse(text: str) -> Action:
     if len(words) < 2 or words[1] not in SEAT_WORDS:
         raise InvalidActionError(text, "a seat 0..7 must follow the action")
     seat = int(words[1])
-    if kind == LEAVE:
+    if kind in BARE_KINDS:
         if len(words) > 2:
-            raise InvalidActionError(text, "leave takes no cards")
-        return Action(LEAVE, seat)
+            raise InvalidActionError(text, f"{kind} takes no cards")
+        return Action(kind, seat)
     if len(words) < 3:
         raise InvalidActionError(text, f"{kind} needs cards")
     if kind == CALL:
@@ -178,6 +186,7 @@ __all__ = [
     "DRAW",
     "LEAVE",
     "PLAY",
+    "TAKEBACK",
     "Action",
     "action_texts",
     "as_action",
@@ -189,4 +198,5 @@ __all__ = [
     "leave",
     "parse_action",
     "play",
+    "takeback",
 ]

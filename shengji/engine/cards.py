@@ -1,4 +1,4 @@
-"""Cards and their text notation: rank then suit, ``AS TD SJ BJ`` (RULES.md, card notation).
+"""Cards and their text notation: rank then suit, ``AS TD SJ BJ`` (RULES-SPEC.md, card notation).
 
 A card is a ``Card``, an ``int`` from 0 to 53: ``suit * 13 + rank`` for the 52 suited cards
 (suits S H C D, ranks 2..A), 52 for the small joker and 53 for the big one. The two copies of a
@@ -108,6 +108,20 @@ def format_cards(cards: Iterable[int]) -> str:
 def full_deck() -> list[Card]:
     """The 108 cards of two decks, in id order (shuffle a copy to deal)."""
     return [c for c in _BY_ID for _ in range(DECKS)]
+
+
+def deck_copies(
+    decks: int, min_rank: str = "2", jokers: bool = True, removed: Iterable[int] = ()
+) -> tuple[int, ...]:
+    """How many copies of each card id (54 counts) a table's decks hold: ``decks`` of every
+    card of rank ``min_rank`` or higher, the jokers unless left out, less the ``removed`` cards
+    (RULES-SPEC.md §10.11, §10.12)."""
+    lowest = RANKS.index(min_rank)
+    copies = [decks if c % 13 >= lowest else 0 for c in range(SMALL_JOKER)]
+    copies += [decks if jokers else 0] * 2
+    for c in removed:
+        copies[c] -= 1
+    return tuple(copies)
 
 
 def as_cards(cards: Iterable[int]) -> list[Card]:

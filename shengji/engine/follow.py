@@ -28,6 +28,7 @@ from shengji.engine.shapes import LeadInfo
 from shengji.engine.trump import Trump
 from shengji.engine.tuples import (
     NO_PROTECTIONS,
+    SUIT_ONLY,
     general_legal_follow,
     has_wide,
     lead_format,
@@ -68,8 +69,9 @@ def follow_error(
     # size.
     if len(play_suit) < min(len(hand_suit), size):
         return MUST_FOLLOW_SUIT
-    # Holding no more than the lead's size, the play holds all of them: nothing else to owe.
-    if len(hand_suit) <= size:
+    # Holding no more than the lead's size, the play holds all of them: nothing else to owe;
+    # under ``suit_only`` (RULES-SPEC.md §10.14) nothing else is owed at all.
+    if len(hand_suit) <= size or draw_policy == SUIT_ONLY:
         return None
     if info.units is None and not info.pair_units:
         return None  # only singles led: nothing more is owed, whatever the hand holds

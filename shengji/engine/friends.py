@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 
 from shengji.engine.action_errors import (
     FRIEND_BAD_ORDINAL,
+    FRIEND_CARD_NOT_IN_DECK,
     FRIEND_DUPLICATE,
     FRIEND_HIGHEST,
     FRIEND_JOKER,
@@ -112,7 +113,13 @@ def format_calls(calls: Iterable[FriendCall]) -> str:
 
 
 def friend_call_error(
-    card: int, ordinal: int, trump: Trump, decks: int, policy: str = UNRESTRICTED
+    card: int,
+    ordinal: int,
+    trump: Trump,
+    decks: int,
+    policy: str = UNRESTRICTED,
+    *,
+    copies: Sequence[int] | None = None,
 ) -> str | None:
     """None when ``card``/``ordinal`` may be called under the ``friend_cards`` ``policy``, else
     the reason code (RULES-SPEC.md §9.3.3). ``trump`` carries the hand's level rank and suit.
@@ -120,11 +127,19 @@ def friend_call_error(
     Checked in this order: the ordinal (1…decks), then the card: joker, level card, trump suit
     (all three allowed under ``trumps_included`` only), then ``no_highest`` (an A, or a K when
     the level is A) or ``no_points`` (a 5, 10 or K; a K is allowed when the level is A).
+    ``copies`` (a table whose deck is not full, RULES-SPEC.md §10.11, §10.12): the copies of
+    each card in the deal; a card with none is ``friend_card_not_in_deck``, a copy past those
+    left ``friend_bad_ordinal``.
     """
     if policy not in FRIEND_CARD_POLICIES:
         raise InvalidOptionError(f"friend_cards {policy!r} is not one of {FRIEND_CARD_POLICIES}")
     if not 1 <= ordinal <= decks:
         return FRIEND_BAD_ORDINAL
+    if copies is not None:
+        if not copies[card]:
+            return FRIEND_CARD_NOT_IN_DECK
+        if ordinal > copies[card]:
+            return FRIEND_BAD_ORDINAL
     called = Card(card)
     if policy != TRUMPS_INCLUDED:
         if called.is_joker:
@@ -142,7 +157,13 @@ def friend_call_error(
 
 
 def friend_calls_error(
-    calls: Sequence[FriendCall], trump: Trump, decks: int, count: int, policy: str = UNRESTRICTED
+    calls: Sequence[FriendCall],
+    trump: Trump,
+    decks: int,
+    count: int,
+    policy: str = UNRESTRICTED,
+    *,
+    copies: Sequence[int] | None = None,
 ) -> str | None:
     """None when ``calls`` are a valid set of ``count`` calls, else the first reason found:
     ``friend_wrong_count``, then ``friend_duplicate`` (the same card and ordinal twice; the same
@@ -152,7 +173,7 @@ def friend_calls_error(
     if len({(c.card, c.ordinal) for c in calls}) != len(calls):
         return FRIEND_DUPLICATE
     for call in calls:
-        code = friend_call_error(call.card, call.ordinal, trump, decks, policy)
+        code = friend_call_error(call.card, call.ordinal, trump, decks, policy, copies=copies)
         if code is not None:
             return code
     return None
@@ -192,7 +213,13 @@ def call_class(card: int, ordinal: int, held: int) -> int:
 
 
 def default_calls(
-    hand: Sequence[int], trump: Trump, decks: int, count: int, policy: str = UNRESTRICTED
+    hand: Sequence[int],
+    trump: Trump,
+    decks: int,
+    count: int,
+    policy: str = UNRESTRICTED,
+    *,
+    copies: Sequence[int] | None = None,
 ) -> list[FriendCall]:
     """The ``count`` calls offered to the dealer before they choose, from their ``hand`` after
     taking the kitty (ENGINE-PART2-DECISIONS.md F13): legal calls only, best first by
@@ -203,7 +230,7 @@ def default_calls(
     for card in range(SMALL_JOKER + 2):
         held = hand.count(card)
         for ordinal in range(1, decks + 1):
-            if friend_call_error(card, ordinal, trump, decks, policy) is not None:
+            if friend_call_error(card, ordinal, trump, decks, policy, copies=copies) is not None:
                 continue
             called = Card(card)
             rank = -1 if called.rank is None else RANKS.index(called.rank)

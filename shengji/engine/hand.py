@@ -8,8 +8,11 @@ play codes. Views and legal actions are ``views.py``'s functions (``view_for(sta
 
 Phases (RULES-SPEC.md §5): cards are drawn one at a time by ``draw`` (bids may come between draws);
 after the last the bid window stays open until the server's ``close``; then the dealer takes the
-kitty and buries as many cards (in 找朋友, after calling friends); then tricks until every hand
-is empty; then the result. ``leave N`` ends the hand at once from any phase (RULES-SPEC.md §7).
+kitty and buries as many cards (in 找朋友, after calling friends); under ``kitty_theft`` a bid
+window follows each bury, whose standing bid's seat takes the kitty and buries in turn
+(RULES-SPEC.md §10.24); then tricks until every hand is empty; then the result. ``leave N``
+ends the hand at once from any phase (RULES-SPEC.md §7). Under the takeback options
+``takeback N`` withdraws seat N's last bid or play (takeback.py).
 
 Any table shape of RULES-SPEC.md §9.1 plays here: ``rules.players`` seats, ``rules.decks`` decks.
 Sides are ``side`` (the defending seats known now): the dealer's parity in tractor mode, the
@@ -30,11 +33,13 @@ from shengji.engine.action_errors import (
     CALLS_MISSING,
     CALLS_NOT_ALLOWED,
     SERVER_ONLY,
+    TAKEBACK_NOT_ALLOWED,
     WRONG_SEAT,
     IllegalActionError,
     IllegalBidError,
     IllegalBuryError,
     IllegalCallError,
+    IllegalTakebackError,
     InvalidActionError,
     InvalidSetupError,
     NotYourTurnError,
@@ -51,36 +56,53 @@ from shengji.engine.actions import (
     PLAY,
     SEAT_KINDS,
     SERVER_KINDS,
+    TAKEBACK,
     Action,
     as_action,
     parse_action,
 )
 from shengji.engine.bidding import Bid, bid_error, make_bid
-from shengji.engine.cards import BIG_JOKER, RANKS, Card, format_cards
+from shengji.engine.bombs import bomb_allowed
+from shengji.engine.cards import BIG_JOKER, Card, format_cards
 from shengji.engine.deal import (
     check_deck,
-    deal_sizes,
+    deck_shape,
     flip_kitty,
     random_level,
     shuffled_deck,
 )
-from shengji.engine.errors import IllegalPlayError
+from shengji.engine.errors import LEAD_MIXED_SUITS, IllegalPlayError
 from shengji.engine.follow import follow_error
 from shengji.engine.friends import (
     FriendCall,
+    friend_call_error,
     friend_calls_error,
     friends_next_dealer,
     reveal_friends,
     small_side_bonus_levels,
 )
 from shengji.engine.lead import holds, lead_error
+from shengji.engine.levels import JACK, NT, advance, highest_level, level_ladder
+from shengji.engine.rainbow import (
+    first_rainbow_blocker,
+    is_rainbow,
+    rainbow_follow_error,
+    rainbow_multiplier,
+    rainbow_throw_failure,
+)
 from shengji.engine.rules import MAX_REDEALS as MAX_REDEALS
 from shengji.engine.rules import RuleSet
-from shengji.engine.scoring import DEFENDERS, card_points, kitty_multiplier, level_change, points
-from shengji.engine.throw import REJECTED, STANDS, throw_outcome
+from shengji.engine.scoring import (
+    DEFENDERS,
+    card_points,
+    last_trick_multiplier,
+    level_change,
+    points,
+)
+from shengji.engine.takeback import bid_takeback_error, play_takeback_error, standing_indices
+from shengji.engine.throw import REJECTED, STANDS, first_blocker, throw_outcome
 from shengji.engine.trick import trick_winner
 from shengji.engine.trump import Trump
-from shengji.engine.tuples import kitty_units_multiplier
 
 NO_PROTECTIONS = "no_protections"
 DEALING = "dealing"
@@ -89,12 +111,13 @@ BURYING = "burying"
 PLAYING = "playing"
 FINISHED = "finished"
 PHASES = (DEALING, BIDDING, BURYING, PLAYING, FINISHED)
+NO_WINDOW = -1
+"""``theft_window`` while no bid window after a bury is open (RULES-SPEC.md §10.24)."""
 
 PLAYED = "played"
 ESCAPE = "escape"
 TOTAL_POINTS = 200
 """Points in play with two decks; ``100 × decks`` in general (RULES-SPEC.md §9.2 Scoring)."""
-ACE = len(RANKS) - 1
 
 
 def team_of(seat: int) -> int:
@@ -107,7 +130,8 @@ class FailedThrow:
     """A throw that did not stand (RULES-SPEC.md §4 Throw check).
 
     ``played`` is what was played instead (empty when rejected); ``penalty`` is the points the
-    thrower's side gave away (docs/ENGINE-PART2-DECISIONS.md D13).
+    thrower's side gave away (docs/ENGINE-PART2-DECISIONS.md D13); ``blocker`` the seat named as
+    holding what beats it, under ``name_throw_blocker`` only (RULES-SPEC.md §10.10).
     """
 
     seat: int
@@ -116,9 +140,11 @@ class FailedThrow:
     played: tuple[int, ...]
     result: str
     penalty: int
+    # Out of the repr, as out of ``to_dict`` when None: a stored hand's result reads as before.
+    blocker: int | None = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "seat": self.seat,
             "trick": self.trick,
             "attempted": format_cards(self.attempted),
@@ -126,6 +152,9 @@ class FailedThrow:
             "result": self.result,
             "penalty": self.penalty,
         }
+        if self.blocker is not None:
+            data["blocker"] = self.blocker  # RULES-SPEC.md §10.10
+        return data
 
 
 @dataclass(slots=True)
@@ -230,10 +259,6 @@ _SHAPE_RESULT_FIELDS = frozenset(
 )
 
 
-def _highest_level(levels: Sequence[str]) -> str:
-    return max(levels, key=RANKS.index)
-
-
 class HandState:
     """A hand in progress. Build with ``new_hand``; mutate only through ``apply``.
 
@@ -244,7 +269,8 @@ class HandState:
     one in progress), ``turn``, ``failed_throws``, ``actions``, ``result``; the table's shape
     ``players``, ``decks``, ``kitty_size``, ``draws``; ``side`` (the defending seats known
     now), ``seat_points`` and ``seat_cards`` (points and point cards each seat has taken) and,
-    in 找朋友, ``calls``.
+    in 找朋友, ``calls``. ``burier`` is the seat that buries or buried last (the dealer, or under
+    ``kitty_theft`` a thief) and ``kitty_taken`` the cards it took up (RULES-SPEC.md §10.24).
     """
 
     __slots__ = (
@@ -255,7 +281,9 @@ class HandState:
         "attacker_points",
         "bids",
         "buried",
+        "burier",
         "calls",
+        "copies",
         "deal_number",
         "dealer",
         "deck",
@@ -272,11 +300,13 @@ class HandState:
         "hands",
         "kitty",
         "kitty_size",
+        "kitty_taken",
         "level",
         "levels",
         "penalty_points",
         "phase",
         "players",
+        "removed",
         "result",
         "rules",
         "seat_cards",
@@ -284,6 +314,7 @@ class HandState:
         "seed",
         "side",
         "start_seat",
+        "theft_window",
         "trick",
         "tricks",
         "trump",
@@ -297,6 +328,8 @@ class HandState:
     decks: int
     kitty_size: int
     draws: int
+    copies: tuple[int, ...]
+    removed: tuple[int, ...]
     levels: tuple[str, ...]
     wrapped: tuple[bool, ...]
     first_hand: bool
@@ -314,6 +347,9 @@ class HandState:
     trump: Trump | None
     flipped: list[int]
     buried: list[int]
+    burier: int | None
+    kitty_taken: list[int]
+    theft_window: int
     trick: Trick
     tricks: list[Trick]
     turn: int
@@ -342,26 +378,31 @@ class HandState:
         levels: tuple[str, ...],
         dealer: int | None,
         wrapped: tuple[bool, ...],
-        decks: list[list[int]] | None,
+        decks: Sequence[Sequence[int]] | None,
     ) -> None:
         self.rules = rules
         self.seed = seed
         self.players = rules.players
         self.decks = rules.decks
-        cards_each, self.kitty_size = deal_sizes(rules.players, rules.decks)
-        self.draws = cards_each * rules.players
         self.levels = levels
         self.wrapped = wrapped
         self.first_hand = dealer is None
         self.dealer = dealer
         self._rng = Random(seed)
-        self._decks = decks
+        self._decks = None
         if rules.level_source == "random":
-            self.level = random_level(self._rng)
+            self.level = random_level(self._rng, rules.deck_min_rank)
         elif dealer is None:
             self.level = levels[0]
         else:
             self.level = levels[self._level_index(dealer)]
+        shape = deck_shape(rules, self.level)
+        self.kitty_size = shape.kitty
+        self.draws = shape.each * rules.players
+        self.copies = shape.copies
+        self.removed = shape.removed
+        if decks is not None:
+            self._decks = [check_deck(d, rules.decks, shape.copies) for d in decks]
         self.deal_number = 0
         self.flipped = []
         self.actions = []
@@ -375,7 +416,8 @@ class HandState:
         if self._decks is not None and index < len(self._decks):
             self.deck = list(self._decks[index])
         else:
-            self.deck = shuffled_deck(self._rng, self.decks)
+            copies = self.copies if self.rules.has_deck_options else None
+            self.deck = shuffled_deck(self._rng, self.decks, copies)
         self.kitty = self.deck[: self.kitty_size]
         self.drawn = 0
         self.start_seat = 0 if self.dealer is None else self.dealer
@@ -384,6 +426,9 @@ class HandState:
         self.first_bidder = None
         self.trump = None
         self.buried = []
+        self.burier = None
+        self.kitty_taken = []
+        self.theft_window = NO_WINDOW
         self.trick = Trick(self.start_seat, players=self.players)
         self.tricks = []
         self.turn = self.start_seat
@@ -447,7 +492,7 @@ class HandState:
     def to_act(self) -> int | None:
         """The seat whose move it is when one seat must move (burying, playing), else None."""
         if self.phase == BURYING:
-            return self.dealer
+            return self.burier
         if self.phase == PLAYING:
             return self.turn
         return None
@@ -469,6 +514,24 @@ class HandState:
 
     def is_attacker(self, seat: int) -> bool:
         return self.dealer is not None and seat not in self.side
+
+    @property
+    def in_theft_window(self) -> bool:
+        """RULES-SPEC.md §10.24: the bid window opened after a bury under ``kitty_theft``."""
+        return self.theft_window != NO_WINDOW
+
+    @property
+    def calls_missing(self) -> bool:
+        """RULES-SPEC.md §10.24: a 找朋友 dealer's first lead waits for calls a theft's trump
+        made illegal (never true without ``kitty_theft``)."""
+        return (
+            not self.tricks
+            and self.phase == PLAYING
+            and not self.trick.plays
+            and self.rules.kitty_theft == "on"
+            and self.rules.is_friends
+            and len(self.calls) < self.rules.friends
+        )
 
     @property
     def calls_shown(self) -> bool:
@@ -511,6 +574,8 @@ class HandState:
             self._check_bury(action)
         elif kind == CALL:
             self._check_call(action)
+        elif kind == TAKEBACK:
+            self._check_takeback(action)
         elif kind == LEAVE and self.phase == FINISHED:
             raise WrongPhaseError("the hand is over")
 
@@ -530,8 +595,8 @@ class HandState:
         cards = action.cards
         if cards and (min(cards) < 0 or max(cards) > BIG_JOKER):
             raise InvalidActionError(f"{action.kind} {action.seat} {cards}", "card ids run 0..53")
-        if action.kind == LEAVE and cards:
-            raise InvalidActionError(str(action), "leave takes no cards")
+        if action.kind in (LEAVE, TAKEBACK) and cards:
+            raise InvalidActionError(str(action), f"{action.kind} takes no cards")
         if action.ordinals and action.kind != CALL:
             raise InvalidActionError(str(action), "only a call has ordinals")
 
@@ -549,15 +614,17 @@ class HandState:
             action.seat,
             action.cards,
             self.hands[action.seat],
-            decks=self.decks,
+            self.decks,
+            self.rules.bid_options,
+            self.bids,
         )
         if code is not None:
             raise IllegalBidError(code, format_cards(action.cards))
 
     def _check_bury(self, action: Action) -> None:
         self._need_phase(BURYING)
-        if action.seat != self.dealer:
-            raise NotYourTurnError(f"seat {self.dealer} buries")
+        if action.seat != self.burier:
+            raise NotYourTurnError(f"seat {self.burier} buries")
         if len(action.cards) != self.kitty_size:
             raise IllegalBuryError(
                 BURY_WRONG_COUNT, f"{len(action.cards)} cards, not {self.kitty_size}"
@@ -574,13 +641,22 @@ class HandState:
             raise InvalidActionError(str(action), "a call has one ordinal per card")
         if not self.rules.is_friends:
             raise IllegalCallError(CALLS_NOT_ALLOWED, "this table calls no friends")
-        self._need_phase(BURYING)
-        if action.seat != self.dealer:
-            raise NotYourTurnError(f"seat {self.dealer} calls")
+        if self.calls_missing:  # RULES-SPEC.md §10.24: calls again before the first lead
+            burier = self.dealer
+        else:
+            self._need_phase(BURYING)
+            burier = self.burier
+        if action.seat != self.dealer or burier != self.dealer:
+            raise NotYourTurnError(f"seat {self.dealer} calls while burying")
         assert self.trump is not None
         rules = self.rules
         code = friend_calls_error(
-            _calls_of(action), self.trump, self.decks, rules.friends, rules.friend_cards
+            _calls_of(action),
+            self.trump,
+            self.decks,
+            rules.friends,
+            rules.friend_cards,
+            copies=self.copies,
         )
         if code is not None:
             raise IllegalCallError(code, str(action))
@@ -595,14 +671,52 @@ class HandState:
         plays = self.trick.plays
         if plays:
             policy = self.rules.draw_policy
-            if policy == NO_PROTECTIONS:
+            rainbow = self.rules.rainbow_min
+            if rainbow and is_rainbow(plays[0], self.trump, rainbow):
+                code = rainbow_follow_error(hand, plays[0], action.cards, self.trump, rainbow)
+            elif bomb_allowed(hand, plays[0], action.cards, self.trump, self.rules.bombs):
+                code = None  # RULES-SPEC.md §10.16
+            elif policy == NO_PROTECTIONS:
                 code = follow_error(hand, plays[0], action.cards, self.trump)
             else:
                 code = follow_error(hand, plays[0], action.cards, self.trump, draw_policy=policy)
         else:
+            if not self.tricks and self.calls_missing:
+                raise IllegalCallError(CALLS_MISSING, "the trump changed: call again")
             code = lead_error(action.cards, self.trump, hand)
+            if code == LEAD_MIXED_SUITS and is_rainbow(
+                action.cards, self.trump, self.rules.rainbow_min
+            ):
+                code = None  # RULES-SPEC.md §10.17
         if code is not None:
             raise IllegalPlayError(code, format_cards(action.cards))
+
+    def _check_takeback(self, action: Action) -> None:
+        """RULES-SPEC.md §10.22 in the bidding (before ``close``), §10.23 in play."""
+        seat = action.seat
+        assert seat is not None
+        rules = self.rules
+        if self.phase in (DEALING, BIDDING):
+            allowed = rules.bid_takeback == "on"
+        elif self.phase == PLAYING:
+            allowed = rules.takeback == "on"
+        elif rules.takes_back:
+            raise WrongPhaseError(f"nothing is taken back while the hand is {self.phase}")
+        else:
+            allowed = False
+        if not allowed:
+            raise IllegalTakebackError(TAKEBACK_NOT_ALLOWED, str(action))
+        if self.phase == PLAYING:
+            failed = [
+                f.attempted
+                for f in self.failed_throws
+                if f.seat == seat and f.trick == len(self.tricks)
+            ]
+            code = play_takeback_error(self.actions, seat, bool(self.trick.plays), failed)
+        else:
+            code = bid_takeback_error(self.actions, seat)
+        if code is not None:
+            raise IllegalTakebackError(code, str(action))
 
     # --- applying --------------------------------------------------------------------------
 
@@ -630,6 +744,8 @@ class HandState:
             self._apply_bury(action)
         elif kind == CALL:
             self.calls = _calls_of(action)
+        elif kind == TAKEBACK:
+            self._apply_takeback()
         else:
             self._apply_leave(action)
 
@@ -644,11 +760,17 @@ class HandState:
 
     def _apply_bid(self, action: Action) -> None:
         assert action.seat is not None
-        self.bids.append(make_bid(self.rules.bidding, self.standing_bid, action.seat, action.cards))
+        rules = self.rules
+        self.bids.append(
+            make_bid(rules.bidding, self.standing_bid, action.seat, action.cards, rules.bid_options)
+        )
         if self.first_bidder is None:
             self.first_bidder = action.seat
 
     def _apply_close(self) -> None:
+        if self.in_theft_window:
+            self._close_theft_window()
+            return
         standing = self.standing_bid
         if standing is not None:
             if self.dealer is None:
@@ -656,6 +778,10 @@ class HandState:
                 self.dealer = self.first_bidder if by_first else standing.seat
                 self.side = self._first_side()
             self._start_burying(standing.suit)
+            return
+        if self.level == NT:
+            # RULES-SPEC.md §10.5: at NT nobody bids and nothing is turned over.
+            self._start_no_bid_burying(None)
             return
         no_bid = self.rules.no_bid_for(self.first_hand)
         bound = self.rules.max_redeals
@@ -667,28 +793,96 @@ class HandState:
         if no_bid == "flip_kitty":
             rules = self.rules
             self.flipped, suit = flip_kitty(
-                self.kitty, self.level, rules.flip_rule, rules.bidding, self.decks
+                self.kitty,
+                self.level,
+                rules.flip_rule,
+                rules.bidding,
+                self.decks,
+                rules.bid_options,
             )
+        self._start_no_bid_burying(suit)
+
+    def _start_no_bid_burying(self, suit: str | None) -> None:
         if self.dealer is None:
             self.dealer = 0  # RULES-SPEC.md §5.2: no bid in the first hand, seat 0 deals.
             self.side = self._first_side()
         self._start_burying(suit)
 
     def _start_burying(self, suit: str | None) -> None:
-        self.trump = Trump(self.level, suit)
+        self.trump = Trump(self.level, suit, self.rules.tractor)
         assert self.dealer is not None
+        self.burier = self.dealer
+        self.kitty_taken = self.kitty
         self.hands[self.dealer].extend(self.kitty)
         self.phase = BURYING
 
     def _apply_bury(self, action: Action) -> None:
-        assert self.dealer is not None
-        hand = self.hands[self.dealer]
+        assert self.burier is not None
+        hand = self.hands[self.burier]
         for card in action.cards:
             hand.remove(card)
         self.buried = list(action.cards)
+        if self.rules.kitty_theft == "on" and self.bids:
+            # RULES-SPEC.md §10.24: a bid window against the standing bid.
+            self.theft_window = len(self.bids)
+            self.phase = BIDDING
+            return
+        self._start_playing()
+
+    def _start_playing(self) -> None:
+        assert self.dealer is not None
         self.phase = PLAYING
         self.turn = self.dealer
         self.trick = Trick(self.dealer, players=self.players)
+
+    def _apply_takeback(self) -> None:
+        """RULES-SPEC.md §10.22, §10.23: the hand its standing actions make, replayed from the
+        start (takeback.py); the log keeps every action, the takeback included."""
+        actions = self.actions
+        fresh = new_hand(
+            self.rules,
+            self.seed,
+            levels=self.levels,
+            dealer=None if self.first_hand else self.dealer,
+            wrapped=self.wrapped,
+            decks=self._decks,
+        )
+        for index in standing_indices(actions):
+            fresh.apply(actions[index])
+        for name in HandState.__slots__:
+            if name != "actions":
+                setattr(self, name, getattr(fresh, name))
+
+    def _close_theft_window(self) -> None:
+        """RULES-SPEC.md §10.24: a bid made in the window stands: its bidder takes the kitty
+        and buries under that bid's trump; none: play starts, the calls read the final trump."""
+        opened, self.theft_window = self.theft_window, NO_WINDOW
+        if len(self.bids) == opened:
+            self._recheck_calls()
+            self._start_playing()
+            return
+        thief = self.bids[-1]
+        self.trump = Trump(self.level, thief.suit, self.rules.tractor)
+        self.burier = thief.seat
+        self.kitty_taken = self.buried
+        self.hands[thief.seat].extend(self.buried)
+        self.buried = []
+        self.phase = BURYING
+
+    def _recheck_calls(self) -> None:
+        """RULES-SPEC.md §10.24: a call the final trump made illegal is dropped."""
+        if not self.calls:
+            return
+        assert self.trump is not None
+        rules = self.rules
+        self.calls = [
+            c
+            for c in self.calls
+            if friend_call_error(
+                c.card, c.ordinal, self.trump, self.decks, rules.friend_cards, copies=self.copies
+            )
+            is None
+        ]
 
     def _apply_leave(self, action: Action) -> None:
         self.escaper = action.seat
@@ -726,22 +920,48 @@ class HandState:
             failed_throw=self.rules.failed_throw,
             throw_penalty=self.rules.throw_penalty,
             forced_part=self.rules.forced_part,
+            penalty_per=self.rules.throw_penalty_per,
+            rainbow_min=self.rules.rainbow_min,
         )
         if outcome.result == STANDS:
             return cards
-        # ENGINE-PART2-DECISIONS D13: the penalty goes to the thrower's opponents.
+        # ENGINE-PART2-DECISIONS D13: the penalty goes to the thrower's opponents (the side as
+        # known now; summed again when a friend is revealed, RULES-SPEC.md §10.3).
         self.penalty_points += -outcome.penalty if self.is_attacker(seat) else outcome.penalty
         played = tuple(outcome.played)
+        blocker = self._blocker(seat, cards) if self.rules.name_throw_blocker else None
         self.failed_throws.append(
-            FailedThrow(seat, len(self.tricks), cards, played, outcome.result, outcome.penalty)
+            FailedThrow(
+                seat, len(self.tricks), cards, played, outcome.result, outcome.penalty, blocker
+            )
         )
         return None if outcome.result == REJECTED else played
+
+    def _blocker(self, seat: int, cards: tuple[int, ...]) -> int | None:
+        """RULES-SPEC.md §10.10: the first seat after the thrower, in play order, holding what
+        beats the failed throw's part that is (or, rejected, would be) played."""
+        assert self.trump is not None
+        order = [(seat + step) % self.players for step in range(1, self.players)]
+        rainbow = self.rules.rainbow_min
+        if is_rainbow(cards, self.trump, rainbow):
+            hands = [self.hands[s] for s in order]
+            forced = rainbow_throw_failure(cards, hands, self.trump, rainbow)
+            at = None if forced is None else first_rainbow_blocker(forced, hands, self.trump)
+            return None if at is None else order[at]
+        found = first_blocker(
+            cards, [self.hands[s] for s in order], self.trump, self.rules.forced_part
+        )
+        return None if found is None else order[found]
 
     def _finish_trick(self) -> None:
         trick = self.trick
         assert self.trump is not None
         players = self.players
-        winner = (trick.leader + trick_winner(trick.plays, self.trump)) % players
+        rules = self.rules
+        found = trick_winner(
+            trick.plays, self.trump, rules.throw_beat, rules.bombs, rules.rainbow_min
+        )
+        winner = (trick.leader + found) % players
         values = _CARD_POINTS
         counted = [c for play in trick.plays for c in play if values[c]]
         trick.winner = winner
@@ -782,39 +1002,41 @@ class HandState:
         self.defender_points = sum(self.seat_points[s] for s in defenders)
         self.attacker_cards = [c for s in attackers for c in self.seat_cards[s]]
         self.defender_cards = [c for s in defenders for c in self.seat_cards[s]]
+        self.penalty_points = sum(
+            -f.penalty if self.is_attacker(f.seat) else f.penalty for f in self.failed_throws
+        )
 
     # --- results ---------------------------------------------------------------------------
 
     def _kitty_bonus(self) -> tuple[int, int]:
-        """(multiplier, bonus) of RULES-SPEC.md §5.5; (0, 0) when the defenders took the last
-        trick."""
+        """(multiplier, bonus) of RULES-SPEC.md §5.5 (§9.2.10, §10.2); (0, 0) when the
+        defenders took the last trick."""
         last = self.tricks[-1]
         if not self.is_attacker(last.winner):
             return 0, 0
         assert self.trump is not None
-        lead = last.plays[0]
-        if self.decks > 2:
-            # RULES-SPEC.md §9.2: by the largest unit of the last lead as played.
-            multiplier = kitty_units_multiplier(lead, self.trump)
+        winning = last.plays[(last.winner - last.leader) % self.players]
+        rainbow = self.rules.rainbow_min
+        if is_rainbow(last.plays[0], self.trump, rainbow):
+            multiplier = rainbow_multiplier(last.plays[0], self.trump, rainbow)
             return multiplier, multiplier * points(self.buried)
-        policy = self.rules.kitty_multiplier
-        if policy == "lead_shape":
-            multiplier = kitty_multiplier(lead, self.trump, policy)
-        else:
-            winning = last.plays[(last.winner - last.leader) % self.players]
-            multiplier = kitty_multiplier(winning, self.trump, policy)
+        multiplier = last_trick_multiplier(
+            last.plays[0], winning, self.trump, self.rules.kitty_multiplier, self.decks
+        )
         return multiplier, multiplier * points(self.buried)
 
     def _played_result(self) -> HandResult:
         assert self.dealer is not None
         multiplier, bonus = self._kitty_bonus()
         x = max(0, self.attacker_points + bonus + self.penalty_points)
-        side, gained = level_change(x, self.decks)
+        side, gained = level_change(x, self.decks, self.rules.score_bands)
         if self.rules.is_friends:
             return self._friends_result(x, side, gained, multiplier, bonus)
         dealer_team = team_of(self.dealer)
         winning_team = dealer_team if side == DEFENDERS else 1 - dealer_team
-        levels, wrapped, passed = self._levels_after(winning_team, gained)
+        levels, wrapped = self._levels_at_result()
+        raised = self._raise_level(levels, wrapped, winning_team, gained, side)
+        passed = winning_team if raised else None
         over = passed is not None and self.rules.past_ace == "match_end"
         winning_seats = tuple(range(winning_team, self.players, 2))
         next_dealer = friends_next_dealer(self.dealer, self.players, winning_seats)
@@ -828,8 +1050,8 @@ class HandState:
             attacker_points=x,
             kitty_multiplier=multiplier,
             kitty_bonus=bonus,
-            levels_after=levels,
-            wrapped_after=wrapped,
+            levels_after=tuple(levels),
+            wrapped_after=tuple(wrapped),
             passed_ace=passed,
             match_over=over,
             match_winner=passed if over else None,
@@ -849,11 +1071,10 @@ class HandState:
         extra = small_side_bonus_levels(
             len(self.side), rules.friends, defenders_won, rules.small_side_bonus
         )
-        levels = list(self.levels)
-        wrapped = list(self.wrapped)
+        levels, wrapped = self._levels_at_result()
         passed: list[int] = []
         for seat in winners:
-            if self._raise_level(levels, wrapped, seat, gained + extra):
+            if self._raise_level(levels, wrapped, seat, gained + extra, side):
                 passed.append(seat)
         over = bool(passed) and rules.past_ace == "match_end"
         first_passed = passed[0] if passed else None
@@ -876,28 +1097,47 @@ class HandState:
             small_side_bonus=extra,
         )
 
-    def _raise_level(self, levels: list[str], wrapped: list[bool], index: int, by: int) -> bool:
-        """RULES-SPEC.md §5.7 on ``levels[index]``: up ``by`` levels; True when it passed A (then
-        wrapped round or held at A by ``past_ace``)."""
-        rank = RANKS.index(levels[index]) + by
-        passed = rank > ACE
-        if passed:
-            if self.rules.past_ace == "wrap":
-                rank %= len(RANKS)
-                wrapped[index] = True
-            else:
-                rank = ACE
-        levels[index] = RANKS[rank]
-        return passed
-
-    def _levels_after(
-        self, team: int, gained: int
-    ) -> tuple[tuple[str, ...], tuple[bool, ...], int | None]:
-        """RULES-SPEC.md §5.7: the team's new level, and whether it passed A (wrap or match end)."""
+    def _levels_at_result(self) -> tuple[list[str], list[bool]]:
+        """The levels the hand's gains start from: those at the start, with the defending side
+        back at 2 when a single J takes the last trick under ``jack_rule`` (RULES-SPEC.md
+        §10.7)."""
         levels = list(self.levels)
-        wrapped = list(self.wrapped)
-        passed = team if self._raise_level(levels, wrapped, team, gained) else None
-        return tuple(levels), tuple(wrapped), passed
+        if self._jack_takes_last_trick():
+            lowest = self.rules.deck_min_rank  # RULES-SPEC.md §10.12: the lowest level
+            for index in {self._level_index(seat) for seat in self.side}:
+                levels[index] = lowest
+        return levels, list(self.wrapped)
+
+    def _jack_takes_last_trick(self) -> bool:
+        """RULES-SPEC.md §10.7 ``single_jack``: at level J, an attacker wins the last trick with
+        one card, a J."""
+        if self.rules.jack_rule == "off" or self.level != JACK:
+            return False
+        last = self.tricks[-1]
+        winning = last.plays[(last.winner - last.leader) % self.players]
+        return self.is_attacker(last.winner) and len(winning) == 1 and Card(winning[0]).rank == JACK
+
+    def _raise_level(
+        self, levels: list[str], wrapped: list[bool], index: int, by: int, side: str
+    ) -> bool:
+        """RULES-SPEC.md §5.7, §10.5, §10.6 on ``levels[index]``: up ``by`` levels, past the
+        levels ``advancement`` gates only when ``side`` is the defenders'; True when it passed
+        the top level (then wrapped round or held at the top by ``past_ace``)."""
+        rules = self.rules
+        moved = advance(
+            levels[index],
+            by,
+            top_level=rules.top_level,
+            advancement=rules.advancement,
+            wrap=rules.past_ace == "wrap",
+            defended=side == DEFENDERS,
+            hand_level=self.level,
+            min_rank=rules.deck_min_rank,
+        )
+        levels[index] = moved.level
+        if moved.passed_top and rules.past_ace == "wrap":
+            wrapped[index] = True
+        return moved.passed_top
 
     def _escape_result(self) -> HandResult:
         """RULES-SPEC.md §7: the hand stops, no level changes, the match ends."""
@@ -920,7 +1160,7 @@ class HandState:
         )
 
     def _result(self, **outcome: Any) -> HandResult:
-        highest = _highest_level(self.levels)
+        highest = highest_level(self.levels)
         return HandResult(
             dealer=self.dealer,
             defenders=self.defenders,
@@ -930,7 +1170,8 @@ class HandState:
             levels_at_start=self.levels,
             wrapped_at_start=self.wrapped,
             highest_level_at_start=highest,
-            ratio_level="A" if any(self.wrapped) else highest,
+            # RULES-SPEC.md §10.5: settlement reads NT as A.
+            ratio_level="A" if any(self.wrapped) or highest == NT else highest,
             trick_points=self.attacker_points,
             defender_points=self.defender_points,
             penalty_points=self.penalty_points,
@@ -992,12 +1233,11 @@ def new_hand(
     ``deal.py``; deals past the list are shuffled from the seed.
     """
     count = level_slots(rules)
-    levels = tuple(levels) if levels is not None else ("2",) * count
+    levels = tuple(levels) if levels is not None else (rules.deck_min_rank,) * count
     wrapped = tuple(wrapped) if wrapped is not None else (False,) * count
     _check_setup(levels, dealer, wrapped, rules)
-    checked = None if decks is None else [check_deck(d, rules.decks) for d in decks]
     state = HandState.__new__(HandState)
-    state._setup(rules, seed, levels, dealer, wrapped, checked)
+    state._setup(rules, seed, levels, dealer, wrapped, decks)
     return state
 
 
@@ -1010,10 +1250,11 @@ def _check_setup(
     levels: tuple[str, ...], dealer: int | None, wrapped: tuple[bool, ...], rules: RuleSet
 ) -> None:
     count = level_slots(rules)
+    ladder = level_ladder(rules.top_level, rules.deck_min_rank)
     if len(levels) != count or any(
-        not isinstance(level, str) or level not in RANKS or len(level) != 1 for level in levels
+        not isinstance(level, str) or level not in ladder for level in levels
     ):
-        raise InvalidSetupError(f"levels {levels!r} are not {count} ranks 2..A")
+        raise InvalidSetupError(f"levels {levels!r} are not {count} of {' '.join(ladder)}")
     if len(wrapped) != count or any(type(flag) is not bool for flag in wrapped):
         raise InvalidSetupError(f"wrapped {wrapped!r} is not {count} flags")
     if dealer is not None and (type(dealer) is not int or not 0 <= dealer < rules.players):

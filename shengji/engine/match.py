@@ -34,7 +34,8 @@ class Match:
     ) -> None:
         self.rules = rules
         self.seed = seed
-        self.levels = levels if levels is not None else ("2",) * level_slots(rules)
+        first = rules.deck_min_rank  # 2, or a shortened deck's lowest rank (RULES-SPEC.md §10.12)
+        self.levels = levels if levels is not None else (first,) * level_slots(rules)
         self.wrapped = wrapped if wrapped is not None else (False,) * level_slots(rules)
         self.dealer = dealer
         self.hand: HandState | None = None

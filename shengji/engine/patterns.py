@@ -148,6 +148,8 @@ def is_tractor(cards: Sequence[int], trump: Trump) -> bool:
     pairs = pair_ids(cards)
     if 2 * len(pairs) != len(cards) or len(set(pairs)) != len(pairs):
         return False
+    if not trump.is_tractor_unit(2, len(pairs)):
+        return False  # RULES-SPEC.md §10.13
     orders = sorted(trump.orders[p] for p in pairs)
     return all(b - a == 1 for a, b in pairwise(orders))
 
@@ -213,7 +215,7 @@ def split_cards(cards: Sequence[int], trump: Trump) -> Split:
             index += 1
     tractors: list[tuple[Card, ...]] = []
     orders = trump.orders
-    if any(orders[a] - orders[b] == 1 for a, b in pairwise(pairs)):
+    if trump.tractor_min_tuple <= 2 and any(orders[a] - orders[b] == 1 for a, b in pairwise(pairs)):
         tractors, pairs = _take_tractors(pairs, trump)
     return Split(
         tuple(tractors),
@@ -231,7 +233,7 @@ def _take_tractors(pairs: list[int], trump: Trump) -> tuple[list[tuple[Card, ...
     tractors: list[tuple[Card, ...]] = []
     while True:
         top, length = _longest_run(avail)
-        if length < 2:
+        if length < max(2, trump.tractor_min_length):
             break
         tractor: list[Card] = []
         for order in range(top, top - length, -1):

@@ -7,6 +7,7 @@ candidates: singles and pairs here, longer leads by part 1's ``legal_follow``.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from random import Random
@@ -23,11 +24,13 @@ from shengji.engine.actions import (
     play,
 )
 from shengji.engine.bidding import legal_bids
+from shengji.engine.bombs import BOMB_SIZE, OFF, bomb_allowed
 from shengji.engine.cards import RANKS, SMALL_JOKER
 from shengji.engine.follow import legal_follow
 from shengji.engine.friends import friend_call_error
 from shengji.engine.hand import BIDDING, BURYING, DEALING, PLAYING, HandState
 from shengji.engine.patterns import pair_ids
+from shengji.engine.rainbow import is_rainbow, rainbow_legal_follow
 from shengji.engine.trump import Trump
 from shengji.engine.views import lead_choices
 
@@ -40,7 +43,10 @@ class RandomPolicy:
     nobody bids in a hand's first deal (to reach the ``no_bid`` options); ``throw_rate`` and
     ``structure_rate``: a lead is a throw, or a pair or tractor; ``last_lead_rate``: a leader
     whose cards are all of one suit group leads them all at once (multi-card last tricks, for
-    the kitty multipliers); ``escape_rate``: a hand has a ``leave`` at a random moment.
+    the kitty multipliers); ``escape_rate``: a hand has a ``leave`` at a random moment;
+    ``rainbow_rate``: a leader holding a rainbow leads it (``rainbow_min``, RULES-SPEC.md
+    §10.17); ``bomb_rate``: under ``bombs`` (§10.16) a leader leads four cards when it can
+    (a quad, two pairs in a row …) and a follower allowed a bomb plays one.
     """
 
     bid_rate: float = 0.3
@@ -49,6 +55,8 @@ class RandomPolicy:
     structure_rate: float = 0.3
     last_lead_rate: float = 0.5
     escape_rate: float = 0.0
+    rainbow_rate: float = 0.5
+    bomb_rate: float = 0.5
 
 
 def random_lead(
@@ -122,17 +130,20 @@ def random_calls(state: HandState, rng: Random) -> list[tuple[int, int]]:
         card, ordinal = rng.randrange(54), rng.randint(1, decks)
         if (card, ordinal) in chosen:
             continue
-        if friend_call_error(card, ordinal, trump, decks, rules.friend_cards) is None:
+        error = friend_call_error(
+            card, ordinal, trump, decks, rules.friend_cards, copies=state.copies
+        )
+        if error is None:
             chosen.append((card, ordinal))
     return chosen
 
 
 def _random_bury_step(state: HandState, rng: Random) -> None:
-    dealer = state.dealer
-    assert dealer is not None
-    if state.rules.is_friends:
-        state.apply(call(dealer, random_calls(state, rng)))
-    state.apply(bury(dealer, random_bury(state.hands[dealer], rng, state.kitty_size)))
+    burier = state.burier
+    assert burier is not None
+    if state.rules.is_friends and burier == state.dealer:
+        state.apply(call(burier, random_calls(state, rng)))
+    state.apply(bury(burier, random_bury(state.hands[burier], rng, state.kitty_size)))
 
 
 def _is_bid_card(card: int, level_rank: int) -> bool:
@@ -148,7 +159,9 @@ def _maybe_bid(state: HandState, seat: int, rng: Random, rate: float) -> None:
         state.standing_bid,
         seat,
         state.hands[seat],
-        decks=state.decks,
+        state.decks,
+        state.rules.bid_options,
+        state.bids,
     )
     if showings:
         state.apply(bid(seat, rng.choice(showings)))
@@ -157,7 +170,7 @@ def _maybe_bid(state: HandState, seat: int, rng: Random, rate: float) -> None:
 def _deal_and_bid(state: HandState, rng: Random, policy: RandomPolicy) -> None:
     """Draw every card; a seat that just drew a level card or joker may bid. Then a last
     chance for every seat, and close (after a redeal every seat bids when it can)."""
-    level_rank = RANKS.index(state.level)
+    level_rank = RANKS.index(state.level) if state.level in RANKS else -1  # NT: no level cards
     rate = policy.bid_rate if state.deal_number == 0 else 1.0
     if state.deal_number == 0 and rng.random() < policy.silent_rate:
         rate = 0.0
@@ -177,9 +190,11 @@ def play_random(
     rng: Random,
     policy: RandomPolicy | None = None,
     at_first_lead: Callable[[HandState], None] | None = None,
+    at_trick: Callable[[HandState], None] | None = None,
 ) -> HandState:
     """Play the hand to its end with random legal actions (from any phase); ``at_first_lead``
-    is called once, when the kitty is buried and nobody has led yet (for checks)."""
+    is called once, when the kitty is buried and nobody has led yet, and ``at_trick`` after
+    every completed trick but the last (for checks)."""
     policy = policy or RandomPolicy()
     escape_at = -1
     if policy.escape_rate and rng.random() < policy.escape_rate:
@@ -190,7 +205,10 @@ def play_random(
             break
         phase = state.phase
         if phase == PLAYING:
+            tricks = len(state.tricks)
             _random_play_step(state, rng, policy)
+            if at_trick is not None and len(state.tricks) > tricks and state.phase == PLAYING:
+                at_trick(state)
         elif phase in (DEALING, BIDDING):
             _deal_and_bid(state, rng, policy)
         elif phase == BURYING:
@@ -202,15 +220,60 @@ def play_random(
 
 def _random_play_step(state: HandState, rng: Random, policy: RandomPolicy) -> None:
     seat = state.turn
+    if not state.tricks and state.calls_missing:  # RULES-SPEC.md §10.24
+        state.apply(call(seat, random_calls(state, rng)))
+        return
+    state.apply(Action(PLAY, seat, random_play_for(state, seat, rng, policy)))
+
+
+def random_play_for(
+    state: HandState, seat: int, rng: Random, policy: RandomPolicy
+) -> tuple[int, ...]:
+    """A random legal play of ``seat``, whose turn it is (a lead or a follow)."""
     trump = state.trump
     assert trump is not None
     hand = state.hands[seat]
     lead = state.lead
+    rules = state.rules
     if lead is None:
-        cards = random_lead(hand, trump, rng, policy)
-    else:
-        cards = random_follow(hand, lead, trump, rng, state.rules.draw_policy)
-    state.apply(Action(PLAY, seat, cards))
+        if rules.rainbow_min and rng.random() < policy.rainbow_rate:
+            rainbows = rainbow_leads(hand, trump, rules.rainbow_min)
+            if rainbows:
+                return rng.choice(rainbows)
+        if rules.bombs != OFF and rng.random() < policy.bomb_rate:
+            fours = [c for c in lead_choices(list(hand), trump) if len(c) == BOMB_SIZE]
+            if fours:
+                return rng.choice(fours)
+            groups = trump.groups
+            group = groups[hand[rng.randrange(len(hand))]]
+            suit = [c for c in hand if groups[c] == group]
+            if len(suit) >= BOMB_SIZE:
+                return tuple(rng.sample(suit, BOMB_SIZE))  # a throw, which may fail
+        return random_lead(hand, trump, rng, policy)
+    if rules.rainbow_min and is_rainbow(lead, trump, rules.rainbow_min):
+        return tuple(rainbow_legal_follow(hand, lead, trump, rules.rainbow_min))
+    if rules.bombs != OFF and len(lead) == BOMB_SIZE and rng.random() < policy.bomb_rate:
+        bombs = [b for b in quads(hand) if bomb_allowed(hand, lead, b, trump, rules.bombs)]
+        if bombs:
+            return rng.choice(bombs)
+    return random_follow(hand, lead, trump, rng, rules.draw_policy)
+
+
+def quads(hand: Sequence[int]) -> list[tuple[int, ...]]:
+    """Every bomb the hand holds: four copies of one card (RULES-SPEC.md §10.16)."""
+    counts = Counter(hand)
+    return [(c,) * BOMB_SIZE for c in sorted(counts) if counts[c] >= BOMB_SIZE]
+
+
+def rainbow_leads(hand: Sequence[int], trump: Trump, minimum: int) -> list[tuple[int, ...]]:
+    """Every rank's cards the hand holds that make a rainbow lead (RULES-SPEC.md §10.17):
+    all of the rank's non-joker cards, when they are enough and span four suit groups."""
+    by_rank: dict[int, list[int]] = {}
+    for c in hand:
+        if c < SMALL_JOKER:
+            by_rank.setdefault(c % 13, []).append(c)
+    found = [tuple(sorted(cards)) for _, cards in sorted(by_rank.items())]
+    return [cards for cards in found if is_rainbow(cards, trump, minimum)]
 
 
 def random_action(state: HandState, rng: Random) -> Action | None:
@@ -223,15 +286,12 @@ def random_action(state: HandState, rng: Random) -> Action | None:
     if phase == BIDDING:
         return CLOSE_ACTION
     if phase == BURYING:
-        dealer = state.dealer
-        assert dealer is not None
+        burier = state.burier
+        assert burier is not None
         if state.rules.is_friends and not state.calls:
-            return call(dealer, random_calls(state, rng))
-        return bury(dealer, random_bury(state.hands[dealer], rng, state.kitty_size))
-    trump = state.trump
-    assert trump is not None and phase == PLAYING
-    hand = state.hands[state.turn]
-    lead = state.lead
-    if lead is None:
-        return play(state.turn, random_lead(hand, trump, rng, RandomPolicy()))
-    return play(state.turn, random_follow(hand, lead, trump, rng, state.rules.draw_policy))
+            return call(burier, random_calls(state, rng))
+        return bury(burier, random_bury(state.hands[burier], rng, state.kitty_size))
+    if state.calls_missing:  # RULES-SPEC.md §10.24
+        return call(state.turn, random_calls(state, rng))
+    assert phase == PLAYING
+    return play(state.turn, random_play_for(state, state.turn, rng, RandomPolicy()))

@@ -19,10 +19,11 @@ from shengji.engine.cards import Card
 from shengji.engine.errors import InvalidOptionError
 from shengji.engine.lead import lead_info
 from shengji.engine.patterns import pair_ids, run_tops
-from shengji.engine.rules import FAILED_THROW, FORCED_PART
+from shengji.engine.rainbow import is_rainbow, rainbow_throw_failure
+from shengji.engine.rules import FAILED_THROW, FORCED_PART, THROW_PENALTY_PER
 from shengji.engine.shapes import LeadInfo
 from shengji.engine.trump import ORDER_SLOTS, Trump
-from shengji.engine.tuples import general_throw_failure, lead_format
+from shengji.engine.tuples import beats_unit, general_throw_failure, lead_format
 
 FAILED_THROW_OPTIONS = FAILED_THROW
 FORCED_PART_OPTIONS = FORCED_PART
@@ -44,7 +45,7 @@ def throw_check(
     """None when the lead stands, else the cards the leader must play instead.
 
     A single, a pair or one tractor always stands. ``other_hands`` are the other seats' cards
-    (their order does not matter). ``forced_part`` picks the part of a failed throw (RULES.md
+    (their order does not matter). ``forced_part`` picks the part of a failed throw (RULES-SPEC.md
     §4; an unknown value raises ``InvalidOptionError``). An invalid lead raises
     ``IllegalPlayError``.
     """
@@ -142,13 +143,32 @@ def _mark_beaten_tractors(
             fails[i] = bool(beaters) and beaters[0] > top
 
 
+def first_blocker(
+    lead: Sequence[int],
+    hands_in_order: Sequence[Sequence[int]],
+    trump: Trump,
+    forced_part: str = BY_KIND,
+) -> int | None:
+    """The index in ``hands_in_order`` (the other seats from the thrower's 下家 on) of the first
+    hand holding a unit that beats the part a failed throw is forced to (RULES-SPEC.md §10.10);
+    None when the throw stands."""
+    part = throw_check(lead, hands_in_order, trump, forced_part)
+    if part is None:
+        return None
+    for index, hand in enumerate(hands_in_order):
+        if beats_unit(part, hand, trump):
+            return index
+    return None
+
+
 @dataclass(frozen=True, slots=True)
 class ThrowOutcome:
     """What happens to a lead under the throw options.
 
     ``result`` is ``"stands"``, ``"forced"`` (``played`` is the forced part) or ``"rejected"``
     (nothing is played; the leader leads again). ``taken_back`` are the lead's cards not played,
-    and ``penalty`` is ``throw_penalty`` points per card taken back.
+    and ``penalty`` is ``throw_penalty`` points per card taken back, or per failed throw under
+    ``penalty_per = "attempt"`` (RULES-SPEC.md §10.3).
     """
 
     result: str
@@ -165,22 +185,32 @@ def throw_outcome(
     failed_throw: str = "force_smallest",
     throw_penalty: int = 0,
     forced_part: str = BY_KIND,
+    penalty_per: str = "card",
+    rainbow_min: int = 0,
 ) -> ThrowOutcome:
-    """The throw check with the options ``failed_throw``, ``throw_penalty`` and
-    ``forced_part`` applied."""
+    """The throw check with the options ``failed_throw``, ``throw_penalty``, ``forced_part``
+    and ``throw_penalty_per`` (``penalty_per``) applied; a rainbow throw (``rainbow_min``,
+    RULES-SPEC.md §10.17) is checked as rainbows."""
     if failed_throw not in FAILED_THROW_OPTIONS:
         raise InvalidOptionError(
             f"failed_throw {failed_throw!r} is not one of {FAILED_THROW_OPTIONS}"
         )
     if throw_penalty < 0:
         raise InvalidOptionError(f"throw_penalty {throw_penalty!r} is negative")
+    if penalty_per not in THROW_PENALTY_PER:
+        raise InvalidOptionError(f"throw_penalty_per {penalty_per!r} is not one of card, attempt")
     led = tuple(Card(c) for c in lead)
-    forced = throw_check(lead, other_hands, trump, forced_part)
+    if is_rainbow(lead, trump, rainbow_min):
+        forced = rainbow_throw_failure(lead, other_hands, trump, rainbow_min)
+    else:
+        forced = throw_check(lead, other_hands, trump, forced_part)
     if forced is None:
         return ThrowOutcome(STANDS, led, (), 0)
+    per_card = penalty_per == "card"
     if failed_throw == "reject":
-        return ThrowOutcome(REJECTED, (), led, throw_penalty * len(led))
+        return ThrowOutcome(REJECTED, (), led, throw_penalty * (len(led) if per_card else 1))
     taken_back = list(led)
     for c in forced:
         taken_back.remove(c)
-    return ThrowOutcome(FORCED, tuple(forced), tuple(taken_back), throw_penalty * len(taken_back))
+    penalty = throw_penalty * (len(taken_back) if per_card else 1)
+    return ThrowOutcome(FORCED, tuple(forced), tuple(taken_back), penalty)

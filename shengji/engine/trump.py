@@ -7,8 +7,10 @@ by card id, so the hot paths do ``trump.orders[card]`` instead of computing anyt
 Orders are small ints, comparable inside one suit group only:
 off-suit cards and trump-suit cards without the level rank 0..11 (2 low, A high, level rank
 skipped); off-suit level cards 12; trump-suit level card 13; SJ 14; BJ 15.
-Under no-trump: all level cards 12, SJ 13, BJ 14. Consecutive orders are consecutive for
-tractors (RULES-SPEC.md §3), and equal orders are equal in play (first played wins).
+Under no-trump: all level cards 12, SJ 13, BJ 14. At level ``NT`` (RULES-SPEC.md §10.5) there
+are no level cards: every suit is plain, 2 … A at 0..12, and the trumps are SJ 13 and BJ 14.
+Consecutive orders are consecutive for tractors (RULES-SPEC.md §3), and equal orders are equal
+in play (first played wins).
 """
 
 from __future__ import annotations
@@ -30,10 +32,13 @@ ORDER_SLOTS = 16
 """Orders run 0..15; tables indexed by order have this many entries."""
 TRUMP_BONUS = 16
 """Added to a trump's order in ``strengths``, so any trump outranks any non-trump card."""
+NO_LEVEL = "NT"
+"""The level with no level cards (RULES-SPEC.md §10.5; ``levels.NT``)."""
 
 
 class Trump:
-    """Trump context: level rank (``"2"``..``"A"``) and trump suit (``"S" "H" "C" "D"`` or None).
+    """Trump context: level rank (``"2"``..``"A"``, or ``"NT"``: no level cards) and trump suit
+    (``"S" "H" "C" "D"`` or None; always None at NT).
 
     Read-only tables, indexed by card id: ``groups`` (0..3 suit, 4 trump), ``orders`` (see the
     module doc), ``strengths`` (order, +16 for trumps; for sorting), ``high_first`` (a sort
@@ -54,11 +59,15 @@ class Trump:
         "orders",
         "strengths",
         "suit",
+        "tractor_min_length",
+        "tractor_min_tuple",
     )
-    _instances: ClassVar[dict[tuple[str, str | None], Trump]] = {}
+    _instances: ClassVar[dict[tuple[str, str | None, int, int], Trump]] = {}
 
     level: str
     suit: str | None
+    tractor_min_length: int
+    tractor_min_tuple: int
     groups: tuple[int, ...]
     orders: tuple[int, ...]
     strengths: tuple[int, ...]
@@ -69,23 +78,31 @@ class Trump:
     lead_cache: dict[bytes, LeadInfo]
     display_order: tuple[int, ...]
 
-    def __new__(cls, level: str, suit: str | None = None) -> Trump:
-        key = (level.upper(), suit.upper() if suit else None)
+    def __new__(
+        cls, level: str, suit: str | None = None, tractor: tuple[int, int] = (2, 2)
+    ) -> Trump:
+        """``tractor``: the fewest tuples a tractor has and the fewest cards in each
+        (RULES-SPEC.md §10.13; ``(2, 2)`` by default: two pairs)."""
+        key = (level.upper(), suit.upper() if suit else None, tractor[0], tractor[1])
         found = cls._instances.get(key)
         if found is None:
             found = object.__new__(cls)
-            found._build(*key)
+            found._build(key[0], key[1])
+            found.tractor_min_length, found.tractor_min_tuple = key[2], key[3]
             cls._instances[key] = found
         return found
 
     def _build(self, level: str, suit: str | None) -> None:
-        if len(level) != 1 or level not in RANKS:
-            raise InvalidTrumpError(f"level {level!r} is not one of {' '.join(RANKS)}")
+        if level != NO_LEVEL and (len(level) != 1 or level not in RANKS):
+            raise InvalidTrumpError(f"level {level!r} is not one of {' '.join(RANKS)} NT")
         if suit is not None and (len(suit) != 1 or suit not in SUITS):
             raise InvalidTrumpError(f"trump suit {suit!r} is not one of {' '.join(SUITS)} or None")
+        if suit is not None and level == NO_LEVEL:
+            raise InvalidTrumpError(f"a hand at NT has no trump suit, not {suit!r}")
         self.level = level
         self.suit = suit
-        level_rank = RANKS.index(level)
+        # At NT no rank is the level's: a rank past A leaves every suit 2 … A.
+        level_rank = len(RANKS) if level == NO_LEVEL else RANKS.index(level)
         suit_index = None if suit is None else SUITS.index(suit)
         pairs = [_group_and_order(c, level_rank, suit_index) for c in CARD_IDS]
         self.groups = tuple(g for g, _ in pairs)
@@ -107,10 +124,27 @@ class Trump:
         self.display_order = tuple(order)
 
     def __repr__(self) -> str:
+        if self.has_tractor_rule:
+            return f"Trump({self.level!r}, {self.suit!r}, {self.tractor!r})"
         return f"Trump({self.level!r}, {self.suit!r})"
 
-    def __reduce__(self) -> tuple[type[Trump], tuple[str, str | None]]:
-        return (Trump, (self.level, self.suit))
+    def __reduce__(self) -> tuple[type[Trump], tuple[str, str | None, tuple[int, int]]]:
+        return (Trump, (self.level, self.suit, self.tractor))
+
+    @property
+    def tractor(self) -> tuple[int, int]:
+        """``(tractor_min_length, tractor_min_tuple)`` (RULES-SPEC.md §10.13)."""
+        return self.tractor_min_length, self.tractor_min_tuple
+
+    @property
+    def has_tractor_rule(self) -> bool:
+        """Whether tractors need more than two pairs' worth (RULES-SPEC.md §10.13)."""
+        return self.tractor != (2, 2)
+
+    def is_tractor_unit(self, size: int, length: int) -> bool:
+        """Whether ``length`` tuples of ``size`` identical cards at consecutive orders are a
+        tractor (RULES-SPEC.md §3, §9.2, §10.13)."""
+        return length >= self.tractor_min_length and size >= self.tractor_min_tuple
 
     @property
     def no_trump(self) -> bool:

@@ -42,7 +42,16 @@ from shengji.engine.trump import ORDER_SLOTS, TRUMP, TRUMP_BONUS, Trump
 
 NO_PROTECTIONS = "no_protections"
 LONGER_TUPLES_PROTECTED = "longer_tuples_protected"
+TRACTORS_ONLY_FROM_TRACTORS = "tractors_only_from_tractors"
+PROTECTED_TRACTORS_ONLY = "protected_tractors_only"
+SUIT_ONLY = "suit_only"
 DRAW_POLICIES = (NO_PROTECTIONS, LONGER_TUPLES_PROTECTED)
+HOUSE_DRAW_POLICIES = (TRACTORS_ONLY_FROM_TRACTORS, PROTECTED_TRACTORS_ONLY, SUIT_ONLY)
+"""The values of ``draw_policy`` only a house rule sets (RULES-SPEC.md §10.14)."""
+PROTECTING = frozenset((LONGER_TUPLES_PROTECTED, PROTECTED_TRACTORS_ONLY))
+"""The policies that keep a longer tuple from filling a shorter one's place."""
+TRACTORS_FROM_TRACTORS = frozenset((TRACTORS_ONLY_FROM_TRACTORS, PROTECTED_TRACTORS_ONLY))
+"""The policies under which only a led tractor owes a tractor among its fallbacks."""
 
 Unit = tuple[int, int]
 """``(k, n)``: ``n`` tuples of ``k`` identical cards at consecutive orders."""
@@ -118,8 +127,10 @@ def _build_format(lead: Sequence[int], trump: Trump) -> Format:
         counts[c] = counts.get(c, 0) + 1
     found: list[tuple[int, int, int, tuple[Card, ...]]] = []
     for k in range(max(counts.values()), 1, -1):
+        if k < trump.tractor_min_tuple:
+            break  # RULES-SPEC.md §10.13: thinner runs are separate tuples
         while True:
-            run = _longest_run(counts, k, orders)
+            run = _longest_run(counts, k, orders, trump.tractor_min_length)
             if run is None:
                 break
             for c in run:
@@ -145,9 +156,11 @@ def _build_format(lead: Sequence[int], trump: Trump) -> Format:
     )
 
 
-def _longest_run(counts: dict[int, int], k: int, orders: Sequence[int]) -> list[int] | None:
+def _longest_run(
+    counts: dict[int, int], k: int, orders: Sequence[int], min_length: int = 2
+) -> list[int] | None:
     """The cards (high to low) of the longest run of orders holding ``k`` copies of a card, the
-    highest among equals; None if no run of two."""
+    highest among equals; None if no run of ``min_length`` (two, RULES-SPEC.md §10.13)."""
     best_at: list[int] = [-1] * ORDER_SLOTS
     for c, n in counts.items():
         if n >= k:
@@ -160,7 +173,7 @@ def _longest_run(counts: dict[int, int], k: int, orders: Sequence[int]) -> list[
         run = run + 1 if best_at[order] >= 0 else 0
         if run and run >= length:
             top, length = order, run
-    if length < 2:
+    if length < max(2, min_length):
         return None
     return [best_at[o] for o in range(top, top - length, -1)]
 
@@ -194,8 +207,13 @@ def kitty_units_multiplier(lead_played: Sequence[int], trump: Trump) -> int:
     """RULES-SPEC.md §9.2 Kitty multiplier (more than two decks): 2 × the cards in the largest
     unit of the format of the last trick's lead as played (single 2, pair 4, triple 6, tractor
     of two pairs 8, …)."""
+    return 2 * largest_unit(lead_played, trump)
+
+
+def largest_unit(lead_played: Sequence[int], trump: Trump) -> int:
+    """The cards in the largest unit of the lead's format (a tractor of two pairs: 4)."""
     fmt = lead_format(lead_played, trump)
-    return 2 * max([k * n for k, n in fmt.units])
+    return max([k * n for k, n in fmt.units])
 
 
 def is_tuple_tractor(cards: Sequence[int], trump: Trump) -> bool:
@@ -213,7 +231,8 @@ def is_tuple_tractor(cards: Sequence[int], trump: Trump) -> bool:
     if k < 2 or any(held.count(c) != k for c in distinct):
         return False
     found = sorted(orders[c] for c in distinct)
-    return len(found) >= 2 and all(b - a == 1 for a, b in pairwise(found))
+    consecutive = all(b - a == 1 for a, b in pairwise(found))
+    return len(found) >= 2 and consecutive and trump.is_tractor_unit(k, len(found))
 
 
 # --- counts of one suit group -----------------------------------------------------------
@@ -283,7 +302,7 @@ def _placements(
 class _Search:
     """Lexicographically best structure of some cards against a lead's units (module doc)."""
 
-    __slots__ = ("layout", "memo", "protect", "rng", "units")
+    __slots__ = ("layout", "memo", "protect", "rng", "trump", "tuple_fallback_only", "units")
 
     def __init__(
         self,
@@ -291,7 +310,11 @@ class _Search:
         units: Sequence[Unit],
         protect: Counts | None,
         rng: Random | None = None,
+        trump: Trump | None = None,
+        draw_policy: str = NO_PROTECTIONS,
     ) -> None:
+        self.trump = trump
+        self.tuple_fallback_only = draw_policy in TRACTORS_FROM_TRACTORS
         self.layout = layout
         self.units = units
         self.protect = protect
@@ -329,9 +352,12 @@ class _Search:
         if exact:
             return _dedupe([(EXACT, left) for _, left in exact])
         total = k * n
+        trump = self.trump
         for j in range(k - 1, 1, -1):
+            if n == 1 and self.tuple_fallback_only:
+                break  # RULES-SPEC.md §10.14: a lone tuple never owes a tractor
             m = total // j
-            if m < 2:
+            if m < 2 or (trump is not None and not trump.is_tractor_unit(j, m)):
                 continue
             found = _placements(self.layout, counts, j, m, self.protect)
             if found:
@@ -401,7 +427,7 @@ def general_follow_error(
     play_suit = [c for c in play if groups[c] == fmt.group]
     if len(play_suit) < min(len(hand_suit), size):
         return MUST_FOLLOW_SUIT
-    if len(hand_suit) <= size:
+    if len(hand_suit) <= size or draw_policy == SUIT_ONLY:
         return None
     return structure_error(hand_suit, play_suit, fmt, trump, draw_policy)
 
@@ -426,9 +452,10 @@ def structure_error(
     layout = _Layout(hand_suit, trump)
     hand_counts = layout.counts(hand_suit)
     play_counts = layout.counts(play_suit)
-    protected = draw_policy == LONGER_TUPLES_PROTECTED
-    owed, _ = _Search(layout, units, hand_counts if protected else None).best(hand_counts)
-    given, _ = _Search(layout, units, None).best(play_counts)
+    protected = draw_policy in PROTECTING
+    protect = hand_counts if protected else None
+    owed, _ = _Search(layout, units, protect, None, trump, draw_policy).best(hand_counts)
+    given, _ = _Search(layout, units, None, None, trump, draw_policy).best(play_counts)
     if given < owed:
         return _missed_code(units, owed, given)
     if protected and _longer_tuple_filled_short_slot(units, given, hand_counts, play_counts):
@@ -495,8 +522,8 @@ def general_legal_follow(
     if units:
         layout = _Layout(suit, trump)
         counts = layout.counts(suit)
-        protect = counts if draw_policy == LONGER_TUPLES_PROTECTED else None
-        _, final = _Search(layout, units, protect, rng).best(counts)
+        protect = counts if draw_policy in PROTECTING else None
+        _, final = _Search(layout, units, protect, rng, trump, draw_policy).best(counts)
         for i, (have, left) in enumerate(zip(counts, final, strict=True)):
             chosen += [layout.ids[i]] * (have - left)
     rest = list(suit)
@@ -591,6 +618,32 @@ def play_key(play: Sequence[int], fmt: Format, trump: Trump) -> int | None:
     return None
 
 
+def play_readings(play: Sequence[int], fmt: Format, trump: Trump) -> list[tuple[int, ...]]:
+    """Every way to read ``play`` (of one group) as the lead's units: the top of each unit in
+    format order, as a strength (a trump ruffing a plain lead counts ``TRUMP_BONUS`` higher).
+    Units of one kind take their parts highest first, so readings differ in substance only
+    (RULES-SPEC.md §10.15)."""
+    groups = trump.groups
+    bonus = TRUMP_BONUS if groups[play[0]] == TRUMP and fmt.group != TRUMP else 0
+    layout = _Layout(play, trump)
+    units = fmt.units
+    found: set[tuple[int, ...]] = set()
+
+    def read(start: int, left: Counts, tops: tuple[int, ...]) -> None:
+        if start == len(units):
+            found.add(tops)
+            return
+        k, n = units[start]
+        same = start > 0 and units[start - 1] == units[start]
+        for top, rest in _placements(layout, left, k, n, None):
+            if same and top + bonus > tops[-1]:
+                continue
+            read(start + 1, rest, (*tops, top + bonus))
+
+    read(0, layout.counts(play), ())
+    return sorted(found, reverse=True)
+
+
 def general_trick_winner(plays: Sequence[Sequence[int]], trump: Trump) -> int:
     """Index of the winning play (the first of equal best scores)."""
     fmt = lead_format(plays[0], trump)
@@ -655,6 +708,22 @@ def general_throw_failure(
     else:
         chosen = min(failing, key=lambda p: (orders[p.cards[-1]], len(p.cards)))
     return list(chosen.cards)
+
+
+def beats_unit(unit_cards: Sequence[int], hand: Sequence[int], trump: Trump) -> bool:
+    """Whether ``hand`` holds, in the unit's suit group, a unit beating ``unit_cards`` (one
+    single, tuple or tractor) as the throw check reads it: a higher card, a higher tuple of at
+    least its size, a tractor of at least its tuple size and length with a higher top."""
+    fmt = lead_format(unit_cards, trump)
+    (k, n), top = fmt.units[0], fmt.tops[0]
+    groups, orders = trump.groups, trump.orders
+    held: dict[int, int] = {}
+    for c in hand:
+        if groups[c] == fmt.group:
+            held[c] = held.get(c, 0) + 1
+    if n >= 2:
+        return _beats_tractor(held, _Part(k, n, top, fmt.parts[0]), orders)
+    return any(count >= k and orders[c] > top for c, count in held.items())
 
 
 def _beats_tractor(held: dict[int, int], unit: _Part, orders: Sequence[int]) -> bool:

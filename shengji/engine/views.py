@@ -1,7 +1,8 @@
 """What each seat may see of a hand, and the moves offered to it.
 
 ``view_for(state, seat)`` is the public view plus that seat's private part: its own hand, and
-for the dealer the kitty while burying and the buried cards while playing, and in 找朋友 the
+for the dealer (under ``kitty_theft`` the seat that buries or buried last, RULES-SPEC.md §10.24)
+the kitty while burying and the buried cards while playing, and in 找朋友 the
 calls before the first lead (RULES-SPEC.md §9.4: the others see them from the first lead on; a
 call shows who filled it, never who holds a called card). ``view_public`` is
 for spectators; ``view_all`` (every hand, the kitty, the seed) is for replays of finished hands.
@@ -15,12 +16,23 @@ several cards and for burying it offers one legal sample (docs/NOTATION.md, Lega
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from shengji.engine.action_errors import WRONG_SEAT, IllegalActionError
-from shengji.engine.actions import CLOSE_ACTION, DRAW_ACTION, Action, bid, bury, call, play
+from shengji.engine.actions import (
+    CLOSE_ACTION,
+    DRAW_ACTION,
+    Action,
+    bid,
+    bury,
+    call,
+    play,
+    takeback,
+)
 from shengji.engine.bidding import legal_bids
 from shengji.engine.cards import format_cards
+from shengji.engine.errors import ShengjiError
 from shengji.engine.follow import legal_follow
 from shengji.engine.friends import default_calls, format_calls, friend_call_error
 from shengji.engine.hand import (
@@ -34,8 +46,10 @@ from shengji.engine.hand import (
     Trick,
 )
 from shengji.engine.patterns import pair_ids
+from shengji.engine.rainbow import is_rainbow, rainbow_legal_follow
 from shengji.engine.rules import RuleSet
 from shengji.engine.scoring import card_points
+from shengji.engine.takeback import withdrawn
 from shengji.engine.trump import TRUMP, Trump, sort_cards
 from shengji.engine.tuples import has_wide, tuple_lead_choices
 
@@ -80,15 +94,31 @@ def _calls(state: HandState, seat: int | None) -> list[dict[str, Any]] | None:
     return None
 
 
+def _points_hidden(state: HandState, seat: int | None) -> bool:
+    """RULES-SPEC.md §10.8 ``hide_defender_points``: while the hand is played, no seat and no
+    spectator sees what the defenders known so far have taken (a replay, ``seat`` -1, does)."""
+    return state.rules.hide_defender_points and state.phase == PLAYING and seat != -1
+
+
+def _shown_trick(state: HandState, trick: Trick | None, hidden: bool) -> dict[str, Any] | None:
+    """A trick as a view shows it: with its points unless they went to a known defender and
+    the defenders' points are hidden."""
+    data = _trick(trick)
+    if data is not None and hidden and trick is not None and trick.winner in state.side:
+        data["points"] = None
+    return data
+
+
 def _public(state: HandState, seat: int | None) -> dict[str, Any]:
     trump = state.trump
+    hidden = _points_hidden(state, seat)
     view: dict[str, Any] = {
         "rules": state.rules.name,
         "phase": state.phase,
         "first_hand": state.first_hand,
         "levels": list(state.levels),
         "level": state.level,
-        "trump": None if trump is None else {"level": trump.level, "suit": trump.suit},
+        "trump": _trump(trump),
         "dealer": state.dealer,
         "defenders": None if state.defenders is None else list(state.defenders),
         "redeals": state.deal_number,
@@ -98,12 +128,15 @@ def _public(state: HandState, seat: int | None) -> dict[str, Any]:
         "flipped": format_cards(state.flipped),
         "to_act": state.to_act,
         "trick": _trick(state.trick) if state.phase == PLAYING else None,
-        "last_trick": _trick(state.last_trick),
+        "last_trick": _shown_trick(state, state.last_trick, hidden),
         "tricks_played": len(state.tricks),
-        "points": {"attackers": state.attacker_points, "defenders": state.defender_points},
+        "points": {
+            "attackers": state.attacker_points,
+            "defenders": None if hidden else state.defender_points,
+        },
         "point_cards": {
             "attackers": format_cards(state.attacker_cards),
-            "defenders": format_cards(state.defender_cards),
+            "defenders": None if hidden else format_cards(state.defender_cards),
         },
         "penalty_points": state.penalty_points,
         "failed_throws": _failed_throws(state, seat),
@@ -112,9 +145,28 @@ def _public(state: HandState, seat: int | None) -> dict[str, Any]:
     }
     if not state.rules.is_classic:
         _add_shape(view, state, seat)
+    if state.rules.has_deck_options:
+        # RULES-SPEC.md §10.11: the kitty's size and the cards removed are shown to everyone.
+        view["kitty_size"] = state.kitty_size
+        view["removed"] = format_cards(state.removed)
+    if state.rules.takes_back:
+        view["taken_back"] = _taken_back(state)
+    if state.rules.play_history == "full":
+        # RULES-SPEC.md §10.9: every completed trick of the hand.
+        view["tricks"] = [_shown_trick(state, trick, hidden) for trick in state.tricks]
     if state.phase == FINISHED and state.result is not None and state.result.outcome == PLAYED:
         view["kitty"] = format_cards(state.buried)
     return view
+
+
+def _trump(trump: Trump | None) -> dict[str, Any] | None:
+    """``{"level", "suit"}``, and ``tractor`` under the tractor options (RULES-SPEC.md §10.13)."""
+    if trump is None:
+        return None
+    shown: dict[str, Any] = {"level": trump.level, "suit": trump.suit}
+    if trump.has_tractor_rule:
+        shown["tractor"] = list(trump.tractor)
+    return shown
 
 
 def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None:
@@ -125,10 +177,33 @@ def _add_shape(view: dict[str, Any], state: HandState, seat: int | None) -> None
     view["mode"] = rules.mode
     view["kitty_size"] = state.kitty_size
     view["side"] = None if state.defenders is None else list(state.defenders)
-    view["seat_points"] = list(state.seat_points)
+    hidden = _points_hidden(state, seat)
+    view["seat_points"] = [
+        None if hidden and s in state.side else points for s, points in enumerate(state.seat_points)
+    ]
     view["friends"] = rules.friends
     view["calls"] = _calls(state, seat)
-    view["calls_made"] = bool(state.calls)
+    view["calls_made"] = bool(state.calls) and len(state.calls) == rules.friends
+
+
+def _taken_back(state: HandState) -> dict[str, Any] | None:
+    """RULES-SPEC.md §10.22, §10.23: what the hand's last action took back, for every seat to
+    see (a bid or a play everyone saw), or None when the last action is no takeback."""
+    action = withdrawn(state.actions)
+    if action is None:
+        return None
+    return {"seat": action.seat, "kind": action.kind, "cards": format_cards(action.cards)}
+
+
+def can_take_back(state: HandState, seat: int) -> bool:
+    """Whether ``seat`` may send ``takeback`` now (its last bid or play can be withdrawn)."""
+    if not state.rules.takes_back:
+        return False
+    try:
+        state.check_action(seat, takeback(seat))
+    except ShengjiError:
+        return False
+    return True
 
 
 def _result(state: HandState, seat: int | None) -> dict[str, Any] | None:
@@ -150,14 +225,25 @@ def view_for(state: HandState, seat: int) -> dict[str, Any]:
     view = _public(state, seat)
     view["seat"] = seat
     view["hand"] = _sorted_text(state, state.hands[seat])
-    if seat == state.dealer and view["kitty"] is None:
+    if seat == state.burier and view["kitty"] is None:
+        # The seat that buries last holds the kitty (RULES-SPEC.md §9.4, §10.24).
         if state.phase == BURYING:
-            view["kitty"] = format_cards(state.kitty)
-        elif state.phase == PLAYING:
+            view["kitty"] = format_cards(state.kitty_taken)
+        elif state.phase == PLAYING or state.in_theft_window:
             view["kitty"] = format_cards(state.buried)
-    if seat == state.dealer and state.phase == BURYING and state.rules.is_friends:
+    if seat == state.dealer and state.rules.is_friends and _calls_now(state):
         view["call_defaults"] = call_defaults(state, seat)
+    if state.rules.takes_back:
+        view["can_take_back"] = can_take_back(state, seat)
     return view
+
+
+def _calls_now(state: HandState) -> bool:
+    """Whether the dealer may call now: while burying the kitty it was dealt, or before the
+    first lead when a theft's trump made a call illegal (RULES-SPEC.md §10.24)."""
+    if state.phase == BURYING:
+        return state.burier == state.dealer
+    return state.calls_missing
 
 
 def call_defaults(state: HandState, seat: int) -> str:
@@ -167,7 +253,14 @@ def call_defaults(state: HandState, seat: int) -> str:
     trump = state.trump
     assert trump is not None
     rules = state.rules
-    calls = default_calls(state.hands[seat], trump, state.decks, rules.friends, rules.friend_cards)
+    calls = default_calls(
+        state.hands[seat],
+        trump,
+        state.decks,
+        rules.friends,
+        rules.friend_cards,
+        copies=state.copies,
+    )
     return format_calls(calls)
 
 
@@ -194,7 +287,8 @@ def _check_seat(state: HandState, seat: int) -> None:
 def legal_actions(state: HandState, seat: int | None) -> list[Action]:
     """The moves offered to ``seat`` now (None = the server: ``draw`` or ``close``).
 
-    ``leave`` is always possible before the end and is not listed.
+    ``leave`` is always possible before the end and is not listed; nor is ``takeback``, which
+    no bot and no hint makes (RULES-SPEC.md §10.22, §10.23).
     """
     if seat is not None:
         _check_seat(state, seat)
@@ -205,16 +299,29 @@ def legal_actions(state: HandState, seat: int | None) -> list[Action]:
         rules = state.rules
         standing = state.standing_bid
         showings = legal_bids(
-            rules.bidding, state.level, standing, seat, state.hands[seat], decks=state.decks
+            rules.bidding,
+            state.level,
+            standing,
+            seat,
+            state.hands[seat],
+            state.decks,
+            rules.bid_options,
+            state.bids,
         )
         return [bid(seat, cards) for cards in showings]
-    if phase == BURYING and seat == state.dealer:
+    if phase == BURYING and seat == state.burier:
         trump = _display_trump(state)
         hand = state.hands[seat]
         buried = bury(seat, sample_bury(hand, trump, state.kitty_size))
         if state.rules.is_friends and not state.calls:
-            return [call(seat, sample_calls(hand, trump, state.rules, state.decks)), buried]
+            calls = sample_calls(hand, trump, state.rules, state.decks, state.copies)
+            return [call(seat, calls), buried]
         return [buried]
+    if phase == PLAYING and seat == state.turn and state.calls_missing:
+        # RULES-SPEC.md §10.24: the dealer calls again before leading.
+        trump = _display_trump(state)
+        calls = sample_calls(state.hands[seat], trump, state.rules, state.decks, state.copies)
+        return [call(seat, calls)]
     if phase == PLAYING and seat == state.turn:
         return [play(seat, cards) for cards in _play_choices(state, seat)]
     return []
@@ -229,7 +336,11 @@ def sample_bury(hand: list[int], trump: Trump, count: int = 8) -> list[int]:
 
 
 def sample_calls(
-    hand: list[int], trump: Trump, rules: RuleSet, decks: int
+    hand: list[int],
+    trump: Trump,
+    rules: RuleSet,
+    decks: int,
+    copies: Sequence[int] | None = None,
 ) -> list[tuple[int, int]]:
     """Legal friend calls (``(card, ordinal)``): the highest allowed cards the dealer holds
     fewest copies of, each at the ordinal after its own copies (RULES-SPEC.md §9.3.3)."""
@@ -237,7 +348,8 @@ def sample_calls(
         c
         for c in sorted(range(54), key=lambda c: (hand.count(c), -trump.orders[c], c))
         if hand.count(c) < decks
-        and friend_call_error(c, hand.count(c) + 1, trump, decks, rules.friend_cards) is None
+        and friend_call_error(c, hand.count(c) + 1, trump, decks, rules.friend_cards, copies=copies)
+        is None
     ]
     return [(c, hand.count(c) + 1) for c in allowed[: rules.friends]]
 
@@ -253,6 +365,9 @@ def _play_choices(state: HandState, seat: int) -> list[tuple[int, ...]]:
         group = trump.groups[lead[0]]
         suited = sorted({c for c in hand if trump.groups[c] == group})
         return [(c,) for c in (suited or sorted(set(hand)))]
+    rainbow = state.rules.rainbow_min
+    if is_rainbow(lead, trump, rainbow):
+        return [tuple(rainbow_legal_follow(hand, lead, trump, rainbow))]
     return [tuple(legal_follow(hand, lead, trump, draw_policy=state.rules.draw_policy))]
 
 

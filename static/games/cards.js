@@ -1,4 +1,4 @@
-// Cards: notation (docs/NOTATION.md), the display order of RULES.md §2, and SVG card faces.
+// Cards: notation (docs/NOTATION.md), the display order of docs/RULES-SPEC.md §2, and SVG card faces.
 // Plain ES module, no build step, no dependency. Every face is drawn here (no image files):
 // the suits are paths, so they look the same whatever fonts the device has.
 

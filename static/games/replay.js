@@ -193,6 +193,11 @@ function describe(step) {
       return fmt(L.play_by, { name: seatName(step.seat), cards: named });
     case "leave":
       return fmt(L.leave_by, { name: seatName(step.seat) });
+    case "takeback": {
+      const taken = v.taken_back;
+      const what = taken && taken.cards ? cardsName(taken.cards.split(" "), L) : "";
+      return fmt(L.takeback_by, { name: seatName(step.seat), cards: what });
+    }
     default:
       return step.text;
   }

@@ -287,10 +287,13 @@ function seatName(seat) {
 
 /** A level as players say it: "打5" / "level 5" (T is written 10). */
 function levelText(rank) {
-  return fmt(L.plays_level, { rank: rank === "T" ? "10" : rank });
+  return fmt(L.plays_level, { rank: rankWord(rank) });
 }
 
+/** A level's rank in words: T is 10, and NT (the level after A, RULES-SPEC.md §10.5) the
+ * page's word for it. */
 function rankWord(rank) {
+  if (rank === "NT") return L.level_nt || "NT";
   return rank === "T" ? "10" : String(rank);
 }
 
@@ -564,7 +567,7 @@ function afterViewChange(before, after) {
     const text = failed.result === "forced"
       ? fmt(L.throw_forced, { name: seatName(failed.seat), cards: cardsName(parseCards(failed.played), L) })
       : fmt(L.throw_rejected_by, { name: seatName(failed.seat) });
-    setNote(text, "warn");
+    setNote(withBlocker(text, failed), "warn");
   }
   ui.lastThrows = throws.length;
   noteReveals(before, after);
@@ -793,12 +796,22 @@ function scheduleSelectionCheck() {
   }, CHECK_DEBOUNCE_MS);
 }
 
+/** The seat burying now: the dealer, or under 炒地皮 a thief (RULES-SPEC.md §10.24); else null. */
+function burier(v) {
+  return v && v.phase === "burying" && v.to_act !== undefined ? v.to_act : null;
+}
+
+/** 炒地皮's bid window after a bury: bidding under a trump already set (RULES-SPEC.md §10.24). */
+function inTheftWindow(v) {
+  return Boolean(v && v.phase === "bidding" && v.trump);
+}
+
 /** What the selected cards are for now: "play", "bury" or nothing. */
 function selectionAction() {
   const v = view();
   const mine = mySeat();
   if (!v || mine === null || !handLive()) return null;
-  if (v.phase === "burying" && v.dealer === mine) return "bury";
+  if (burier(v) === mine) return "bury";
   if (v.phase === "playing" && v.to_act === mine) return "play";
   return null;
 }
@@ -807,6 +820,7 @@ function selectionAction() {
 // jokers; RULES-SPEC.md §9.2), each offered only once the server says it would stand now.
 
 function bidCandidates(v) {
+  if (v.level === "NT") return []; // nobody bids at NT (RULES-SPEC.md §10.5)
   const cards = parseCards(v.hand);
   const have = counts(cards);
   const found = [];
@@ -880,10 +894,18 @@ function selectionReady(action) {
 
 // 找朋友: the dealer's calls while burying (RULES-SPEC.md §9.3.3), "2AS 1KH" (ordinal, card).
 
-/** The dealer picks calls now: a 找朋友 hand, burying, this seat the dealer. */
+/** The dealer picks calls now: a 找朋友 hand, this seat the dealer burying (not while a thief
+ * buries), or before the first lead when a thief's trump dropped a call (RULES-SPEC.md §10.24:
+ * the dealer's view then holds `call_defaults`). */
 function picksCalls() {
   const v = view();
-  return Boolean(isFriends(v) && handLive() && v.phase === "burying" && v.dealer === mySeat() && mySeat() !== null);
+  if (!isFriends(v) || !handLive() || mySeat() === null || v.dealer !== mySeat()) return false;
+  return burier(v) === v.dealer || callsAgain(v);
+}
+
+/** 炒地皮 in 找朋友: the dealer calls again, a whole set, before the first lead. */
+function callsAgain(v) {
+  return Boolean(v && v.phase === "playing" && v.call_defaults !== undefined && !v.calls_made);
 }
 
 /** Picks to start from: the server's (the view's `call_defaults`, never a card of the dealer's
@@ -927,16 +949,21 @@ function sendCalls() {
  * its own time), at the bury a whole checked bury (docs/PROTOCOL.md, "Time"). */
 function sendPicksBeforeTimeUp(remaining) {
   const v = view();
-  if (remaining > CALLS_SEND_AT_S || !v || v.phase !== "burying" || v.dealer !== mySeat()) return;
+  if (remaining > CALLS_SEND_AT_S || !v || burier(v) !== mySeat() || mySeat() === null) return;
   if (seatInfo(mySeat()).autopilot || ui.pendingBury) return;
   if (isFriends(v) && !v.calls_made) {
     if (ui.callsSentAt === game.hand.id || !needsCall() || ui.callCheck.ok !== true) return;
     ui.callsSentAt = game.hand.id;
     sendCalls();
-  } else if (ui.burySentAt !== game.hand.id && selectionAction() === "bury" && selectionReady("bury")) {
-    ui.burySentAt = game.hand.id;
+  } else if (ui.burySentAt !== buryKey(v) && selectionAction() === "bury" && selectionReady("bury")) {
+    ui.burySentAt = buryKey(v);
     primaryAction();
   }
+}
+
+/** One bury of the hand: under 炒地皮 each stolen kitty is buried again, after one more bid. */
+function buryKey(v) {
+  return `${game.hand.id}|${(v.bids || []).length}`;
 }
 
 /** The calls the view says were made (the dealer's own view), as "2AS 1KH". */
@@ -967,7 +994,7 @@ function scheduleCallCheck() {
 function sendPendingBury(v) {
   const pending = ui.pendingBury;
   if (!pending || !game.hand || pending.hand !== game.hand.id) return;
-  if (v.phase !== "burying" || v.dealer !== mySeat()) {
+  if (burier(v) !== mySeat() || mySeat() === null) {
     ui.pendingBury = null;
     return;
   }
@@ -988,11 +1015,12 @@ function renderCallsPick() {
     return;
   }
   box.hidden = false;
-  if (ui.callsFor !== game.hand.id || !ui.calls) {
-    ui.calls = v.calls && v.calls.length
+  const callsFor = callsAgain(v) ? `${game.hand.id}|again` : game.hand.id;
+  if (ui.callsFor !== callsFor || !ui.calls) {
+    ui.calls = v.calls && v.calls.length && !callsAgain(v)
       ? v.calls.map((c) => ({ rank: c.card.slice(0, -1), suit: c.card.slice(-1), ordinal: c.ordinal }))
       : defaultCalls(v);
-    ui.callsFor = game.hand.id;
+    ui.callsFor = callsFor;
   }
   if (box.dataset.hand !== String(game.hand.id) || box.dataset.count !== String(ui.calls.length)) {
     box.dataset.hand = String(game.hand.id);
@@ -1068,6 +1096,12 @@ function callPicker(call, i, v) {
 
 function bid(cards) {
   act({ type: "bid", seq: game.hand.seq, cards: formatCards(cards) });
+}
+
+/** A takeback house rule (docs/RULES-SPEC.md §10.22, §10.23): withdraw this seat's last bid or
+ * play; the view's `can_take_back` says when the server would take it. */
+function takeBack() {
+  act({ type: "takeback", seq: game.hand.seq });
 }
 
 function toggle(index) {
@@ -1293,7 +1327,7 @@ function renderSeats() {
       else if (!isFriends(v)) line.append(el("span", "side muted", levelText(v.levels[seat % 2])));
     }
     if (v && v.seat_points && ["playing", "finished"].includes(v.phase)) {
-      const taken = el("span", "seat-points", fmt(L.seat_points, { n: v.seat_points[seat] }));
+      const taken = el("span", "seat-points", fmt(L.seat_points, { n: pointsShown(v.seat_points[seat]) }));
       taken.title = L.seat_points_title;
       line.append(taken);
     }
@@ -1378,14 +1412,15 @@ function renderTrick() {
       slot.append(head, row);
       if (trick.winner === play.seat) slot.append(el("span", "winner-mark", isRuff(trick, v.trump) ? L.ruffs : L.wins));
     }
-    if (trick.winner !== null && trick.winner !== undefined && trick.points) {
-      center.append(el("span", "trick-points", fmt(L.trick_points, { n: trick.points })));
+    if (trick.winner !== null && trick.winner !== undefined && (trick.points || trick.points === null)) {
+      center.append(el("span", "trick-points", fmt(L.trick_points, { n: pointsShown(trick.points) })));
     }
   }
   if (["dealing", "bidding"].includes(v.phase)) {
-    const total = (v.card_counts || []).length && v.players ? dealtTotal(v) : 100;
+    const total = (v.card_counts || []).length && (v.players || v.kitty_size) ? dealtTotal(v) : 100;
     const dealing = total === 100 ? fmt(L.dealing_n, { n: v.drawn }) : fmt(L.dealing_nt, { n: v.drawn, total });
-    center.append(el("span", "phase-note", v.phase === "dealing" ? dealing : L.bidding));
+    const note = v.phase === "dealing" ? dealing : inTheftWindow(v) ? L.theft_window : L.bidding;
+    center.append(el("span", "phase-note", note));
     const bids = v.bids || [];
     if (bids.length) {
       const standing = bids[bids.length - 1];
@@ -1394,8 +1429,8 @@ function renderTrick() {
       center.append(line);
     }
   } else if (v.phase === "burying") {
-    center.append(el("span", "phase-note", fmt(L.burying_by, { name: seatName(v.dealer) })));
-    if (isFriends(v) && v.dealer !== mySeat()) center.append(el("span", "muted calls-note", L.calls_waiting));
+    center.append(el("span", "phase-note", fmt(L.burying_by, { name: seatName(burier(v)) })));
+    if (isFriends(v) && burier(v) === v.dealer && v.dealer !== mySeat()) center.append(el("span", "muted calls-note", L.calls_waiting));
   } else if (v.phase === "finished" && !trick) {
     center.append(el("span", "phase-note", L.hand_over));
   }
@@ -1408,7 +1443,7 @@ function renderTrick() {
 function dealtTotal(v) {
   const decks = v.decks || 2;
   const kitty = v.kitty_size || 8;
-  return 54 * decks - kitty;
+  return deckCards(decks) - parseCards(v.removed || "").length - kitty;
 }
 
 function renderHand() {
@@ -1417,7 +1452,7 @@ function renderHand() {
   const cards = myCards();
   const picked = selectedIndexes(cards);
   const arriving = arrivals(ui.shown, cards);
-  const kitty = v && v.phase === "burying" && v.dealer === mySeat() && v.kitty ? counts(parseCards(v.kitty)) : null;
+  const kitty = v && burier(v) === mySeat() && v.kitty ? counts(parseCards(v.kitty)) : null;
   ui.shown = cards;
   const box = el("div");
   target.hidden = !cards.length;
@@ -1542,11 +1577,16 @@ function renderActions() {
         node.append(el("span", "bid-word", L.bid), cardRow(offer.cards, L, "mini"));
         box.append(node);
       }
-      if (!offers.length) box.append(el("span", "muted hint", v.phase === "dealing" ? L.no_bid_yet : L.no_bid_now));
+      if (!offers.length && v.level === "NT") box.append(el("span", "muted hint", L.no_bids_at_nt));
+      else if (!offers.length) box.append(el("span", "muted hint", v.phase === "dealing" ? L.no_bid_yet : L.no_bid_now));
     }
     const action = selectionAction();
     if (action || ["dealing", "bidding"].includes(v.phase)) {
       box.append(button(L.hint, "secondary hint-button", askHint, { "data-action": "hint", title: L.hint_title }));
+    }
+    if (v.can_take_back === true) {
+      const word = ["dealing", "bidding"].includes(v.phase) ? L.takeback_bid : L.takeback;
+      box.append(button(word, "secondary takeback-button", takeBack, { "data-action": "takeback", title: L.takeback_title }));
     }
     if (action) {
       const ready = selectionReady(action);
@@ -1802,10 +1842,10 @@ function statusText() {
   if (!v) return "";
   if (mine === null) return fmt(L.to_act_is, { name: v.to_act === null ? "—" : seatName(v.to_act) });
   if (seatInfo(mine).autopilot) return L.autopilot_on_note;
-  if (v.phase === "dealing") return L.dealing_hint;
-  if (v.phase === "bidding") return L.bidding_hint;
+  if (v.phase === "dealing") return v.level === "NT" ? L.no_bids_at_nt : L.dealing_hint;
+  if (v.phase === "bidding") return inTheftWindow(v) ? L.theft_hint : L.bidding_hint;
   if (v.phase === "burying") {
-    if (v.dealer !== mine) return fmt(L.burying_by, { name: seatName(v.dealer) });
+    if (burier(v) !== mine) return fmt(L.burying_by, { name: seatName(burier(v)) });
     const k = kittySize(v);
     if (isFriends(v) && !v.calls_made) return fmt(L.bury_pick_call, { n: ui.selected.length, k });
     return k === 8 ? fmt(L.bury_pick, { n: ui.selected.length }) : fmt(L.bury_pick_k, { n: ui.selected.length, k });
@@ -1962,12 +2002,14 @@ function renderInfo() {
   }
   box.append(list);
   renderShapeInfo(box, v);
+  renderHouseInfo(box, v);
   const pointCards = parseCards(v.point_cards ? v.point_cards.attackers : "");
   if (pointCards.length) {
     box.append(el("p", "info-sub", L.point_cards));
     box.append(cardRow(pointCards, L, "mini points-row"));
   }
-  if (v.kitty && mySeat() === v.dealer && v.phase === "playing") {
+  // The server sends the kitty to the seat that buried it last only (RULES-SPEC.md §10.24).
+  if (v.kitty && (v.phase === "playing" || inTheftWindow(v))) {
     box.append(el("p", "info-sub", L.your_kitty));
     box.append(cardRow(parseCards(v.kitty), L, "mini"));
   }
@@ -1986,6 +2028,64 @@ function renderInfo() {
     box.append(el("p", "info-sub", L.flipped));
     box.append(cardRow(parseCards(v.flipped), L, "mini"));
   }
+}
+
+// --- house options (RULES-SPEC.md §10; games/house_options.py) ------------------------------
+
+/** Points a view may hide (hide_defender_points, §10.8: null while the hand is played): "?". */
+function pointsShown(n) {
+  return n === null || n === undefined ? "?" : n;
+}
+
+/** A failed throw's note, naming who stopped it under name_throw_blocker (§10.10). */
+function withBlocker(text, failed) {
+  if (failed.blocker === null || failed.blocker === undefined) return text;
+  return `${text} ${fmt(L.throw_blocker, { name: seatName(failed.blocker) })}`;
+}
+
+/** A house option's value on this table's rules card (its row is there only when changed). */
+function houseValue(option, otherwise) {
+  const row = document.querySelector(`#rules-card [data-option='${option}']`);
+  return row ? row.dataset.value : otherwise;
+}
+
+/** The cards of the table's decks: 13 ranks less those below deck_min_rank, jokers unless
+ * deck_jokers is none (§10.12). */
+function deckCards(decks) {
+  const ranks = 13 - "23456789TJQKA".indexOf(houseValue("deck_min_rank", "2"));
+  const jokers = houseValue("deck_jokers", "all") === "none" ? 0 : 2;
+  return (ranks * 4 + jokers) * decks;
+}
+
+/** The cards taken out of the deal (§10.11) and, under play_history full (§10.9), every trick
+ * of the hand: its plays in order, who took it and its points ("?" when hidden). */
+function renderHouseInfo(box, v) {
+  const removed = parseCards(v.removed || "");
+  if (removed.length) {
+    box.append(el("p", "info-sub", L.removed_cards));
+    box.append(cardRow(removed, L, "mini"));
+  }
+  const tricks = v.tricks || [];
+  if (!tricks.length) return;
+  const history = el("details", "trick-history");
+  history.id = "trick-history";
+  history.open = ui.historyOpen === true;
+  history.addEventListener("toggle", () => { ui.historyOpen = history.open; });
+  history.append(el("summary", "info-sub", fmt(L.all_tricks, { n: tricks.length })));
+  const list = el("ol", "trick-history-list");
+  for (const trick of tricks) {
+    const item = el("li", "trick-history-item");
+    const head = fmt(L.trick_taken_by, { name: seatName(trick.winner) });
+    item.append(el("span", "trick-history-head", `${head} · ${fmt(L.trick_points, { n: pointsShown(trick.points) })}`));
+    for (const play of trick.plays) {
+      const line = el("span", "trick-history-play");
+      line.append(el("span", "play-who", `${seatName(play.seat)}:`), cardRow(parseCards(play.cards), L, "mini"));
+      item.append(line);
+    }
+    list.append(item);
+  }
+  history.append(list);
+  box.append(history);
 }
 
 /** 找朋友 and bigger tables: the calls and how far each is, then every seat's points taken and
@@ -2010,7 +2110,7 @@ function renderShapeInfo(box, v) {
     if (isFriendOfDealer(v, seat)) who.append(" ", el("span", "badge friend", L.friend_badge));
     item.append(who);
     if (isFriends(v)) item.append(el("span", "seat-row-level", levelText(v.levels[seat])));
-    item.append(el("span", "seat-row-points", fmt(L.seat_points, { n: v.seat_points[seat] })));
+    item.append(el("span", "seat-row-points", fmt(L.seat_points, { n: pointsShown(v.seat_points[seat]) })));
     list.append(item);
   }
   box.append(list);
@@ -2268,6 +2368,8 @@ const SYSTEM_PARTS = {
   timeout_play: { seats: [0], cards: [1] },
   timeout_bury: { seats: [0] },
   timeout_call: { seats: [0] },
+  takeback_bid: { seats: [0], cards: [1] },
+  takeback_play: { seats: [0], cards: [1] },
 };
 
 // Old lines (written before lines had a code) are read from their English text.

@@ -60,6 +60,7 @@ function shapeRows(shape) {
     if (option === "draw_policy" && shape.decks <= 2) continue; // tuples of 3+ need 3 decks
     const field = form.elements[option] || form.elements[`rule_${option}`];
     const value = field && field.value ? field.value : SHAPE_DEFAULTS[option];
+    if (houseChanged(option)) continue; // a house value: the house rows say it
     rows.push(row(label, values[value] || value, Boolean(field && field.value && field.value !== SHAPE_DEFAULTS[option])));
   }
   if (shape.mode === "friends") {
@@ -98,25 +99,56 @@ function optionRead(option, decks) {
   return !(option === "kitty_multiplier" && decks > 2);
 }
 
+/** A house option beyond RULES-SPEC.md §8 chosen over the preset (games/rules_words.py
+ * house_form_data): its value as the form sends it, or null when it plays as the preset (an
+ * empty field, the default, or one of draw_policy's shape values). */
+function houseChanged(option) {
+  const info = (data.house || {})[option];
+  if (!info) return null;
+  const field = form.elements[info.field];
+  const value = field ? String(field.value) : "";
+  if (value === "" || value === info.default || (info.shape_values || []).includes(value)) return null;
+  return value;
+}
+
+/** A house option's value in words: a choice's words, or a number in its pattern. */
+function houseWords(info, value) {
+  if (info.words) return info.words[value] || value;
+  if (Number(value) === 0 && info.zero) return info.zero;
+  return fmt(info.number, { n: value });
+}
+
+/** The rows of the house options the form changes, only those (the rest play as the preset). */
+function houseRows() {
+  const rows = [];
+  for (const [option, info] of Object.entries(data.house || {})) {
+    const value = houseChanged(option);
+    if (value !== null) rows.push({ option, label: info.label, text: houseWords(info, value) });
+  }
+  return rows;
+}
+
 function render() {
   const { preset, options } = chosenRules();
   const base = data.presets[preset];
   const shape = chosenShape();
+  const house = houseRows();
   const changed = Object.keys(data.options).filter(
     (option) => options[option] !== base.options[option] && optionRead(option, shape.decks),
   );
-  const changedWords = changed.length
-    ? String(data.changes_label || "").replace("%(rules)s", changed.map((o) => data.options[o].label).join(data.list_separator || ", "))
+  const changedLabels = [...changed.map((o) => data.options[o].label), ...house.map((h) => h.label)];
+  const changedWords = changedLabels.length
+    ? String(data.changes_label || "").replace("%(rules)s", changedLabels.join(data.list_separator || ", "))
     : "";
   document.getElementById("preset-description").textContent = changedWords ? `${base.description} ${changedWords}` : base.description;
-  document.getElementById("rules-summary-name").textContent = changed.length ? `${base.label} · ${data.house_label}` : base.label;
+  document.getElementById("rules-summary-name").textContent = changedLabels.length ? `${base.label} · ${data.house_label}` : base.label;
   const list = document.getElementById("rules-summary");
   const rows = Object.entries(data.options).map(([option, { label, words }]) =>
     optionRead(option, shape.decks)
       ? row(label, words[options[option]], changed.includes(option))
       : row(label, data.kitty_many_decks, false),
   );
-  list.replaceChildren(...shapeRows(shape), ...rows);
+  list.replaceChildren(...shapeRows(shape), ...rows, ...house.map((h) => row(h.label, h.text, true)));
 }
 
 // The table points a seat will need, as the server computes it when sitting and before every

@@ -4,7 +4,7 @@
 Finding 6: five wrong passwords for a user name, from anywhere, locked the name: its owner's
 right password then got 429 for 15 minutes, the admin's log-in too. Now django-axes counts
 failures per (user name, address) and per address, at a higher limit
-(``accounts.ratelimits.LoginAttempts``); a name alone is never locked.
+(``accounts.logins.LoginAttempts``); a name alone is never locked.
 Finding 7: nothing limited sign-ups (30 accounts in 14 s from one address, each granted
 points). Now ``SHENGJI_SIGNUPS_PER_IP_PER_HOUR`` / ``_PER_DAY`` do.
 Real PostgreSQL (axes' attempts) and Redis (the sign-up counts).

@@ -148,21 +148,54 @@ def site(
     return site_server
 
 
+_OTHERS_BUSY = (
+    "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+    " AND pid <> pg_backend_pid() AND state <> 'idle'"  # an idle connection holds no lock
+)
+
+
 @pytest.fixture
 def sites_database_work_ended(transactional_db: None) -> Iterator[None]:
     """The test is over, but the site's daphne (it serves the whole module) may still be in a
-    transaction for a socket the test's page left: the database's flush after the test
-    (TRUNCATE of every table) would deadlock with it. Once the test's Celery worker has
-    stopped, every other connection to the test database that is in a transaction is ended."""
+    transaction for a socket the test's page left, or start one as that socket's disconnect
+    arrives: the database's flush after the test (TRUNCATE of every table) can deadlock with
+    it. Once the test's Celery worker has stopped, this waits for the other connections to the
+    test database to fall quiet, ends any still in a transaction, and empties the tables itself,
+    again if a late transaction made the flush a deadlock's victim; pytest-django's own flush
+    that follows then finds nothing to wait for."""
     yield
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
     from django.db import connection
 
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            " AND state <> 'idle'"  # an idle connection holds no lock; daphne keeps some
-        )
+    for attempt in range(3):
+        with connection.cursor() as cursor:
+            _wait_for_other_connections_idle(cursor)
+            cursor.execute(f"SELECT pg_terminate_backend(pid) FROM ({_OTHERS_BUSY}) AS busy")
+        try:
+            call_command("flush", verbosity=0, interactive=False, reset_sequences=False)
+            return
+        except CommandError:
+            if attempt == 2:
+                raise
+
+
+def _wait_for_other_connections_idle(
+    cursor: Any, quiet_s: float = 0.3, limit_s: float = 5.0
+) -> None:
+    """Until no other connection has been in a transaction for ``quiet_s`` (at most ``limit_s``)."""
+    deadline = time.monotonic() + limit_s
+    quiet_since: float | None = None
+    while time.monotonic() < deadline:
+        cursor.execute(_OTHERS_BUSY)
+        now = time.monotonic()
+        if cursor.fetchall():
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = now
+        elif now - quiet_since >= quiet_s:
+            return
+        time.sleep(0.05)
 
 
 @pytest.fixture(scope="module", autouse=True)

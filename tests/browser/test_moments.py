@@ -22,6 +22,7 @@ from accounts.models import User
 from games import services
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Match, Table
+from games.services.hands import hand_act
 from games.services.start import _rules_for
 from shengji.engine import legal_actions
 from tests.browser.conftest import screenshot
@@ -118,9 +119,7 @@ def play_for(user: User, hand: Hand, seat: int) -> None:
         return
     text = str(legal_actions(state_now, seat)[0])
     with contextlib.suppress(services.ApplicationError):  # a bot or the deadline moved first
-        off_the_loop(
-            lambda: services.hand_act(hand_id=current.pk, user=user, text=text, seq=current.seq)
-        )
+        off_the_loop(lambda: hand_act(hand_id=current.pk, user=user, text=text, seq=current.seq))
 
 
 def finish_hand(page: Any, user: User, hand: Hand) -> None:

@@ -78,15 +78,15 @@ def pick(page: Any, cards: list[str]) -> None:
 
 
 def choose_calls(page: Any, view: dict[str, Any]) -> list[str]:
-    """Calls of cards the dealer does not hold (so a friend, not the dealer, fills them): the A,
-    K, Q or J of a plain suit, first copy; set with the pickers' selects. (A dealer can hold
-    five of the six plain A and K: the deal decides, so every call needs more to choose from.)"""
+    """Calls of cards the dealer does not hold (so a friend, not the dealer, fills them): an A,
+    K, Q, J, T, 9, 8 or 7 of a plain suit, first copy; set with the pickers' selects. (A dealer
+    can hold nearly every plain A, K, Q and J: the deal decides, so the calls need more ranks.)"""
     held = set(view["hand"].split())
     trump_suit = view["trump"]["suit"]
     level = view["trump"]["level"]
     wanted = [
         f"{rank}{suit}"
-        for rank in ("A", "K", "Q", "J")
+        for rank in ("A", "K", "Q", "J", "T", "9", "8", "7")
         if rank != level
         for suit in "SHCD"
         if suit != trump_suit and f"{rank}{suit}" not in held

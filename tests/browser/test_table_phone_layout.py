@@ -32,8 +32,12 @@ PHASE_TIMEOUT_S = 120
 SHAPE_WORDS = {4: "", 5: "5人 · 2副 · 找朋友", 6: "6人 · 3副 · 找朋友", 8: "8人 · 4副 · 找朋友"}
 
 # Every animation frame while a hand is played: where the hand's top is on the page, and the
-# bounding box of its cards (page coordinates, rounded to the pixel).
+# bounding box of its cards (page coordinates, rounded to the pixel), and the heights of what
+# stands above it (to name what grew when the hand moved).
 SAMPLER = """() => {
+  const ABOVE_THE_HAND = ['body > header', 'main > .messages', '.tbl-head', '#table-closed',
+    '.tbl-folds', '.felt', '.felt .trick', '.seats-top', '.seats-left', '.seats-right',
+    '.seats-bottom', '#strip'];
   window.__handSamples = [];
   const sample = () => {
     const s = window.shengjiTable && window.shengjiTable.state;
@@ -46,7 +50,12 @@ SAMPLER = """() => {
       window.__handSamples.push({
         trick: v.tricks_played, plays: v.trick ? v.trick.plays.length : 0,
         top: Math.round(box.top + window.scrollY), left: Math.round(box.left),
+        toAct: v.to_act, viewH: window.innerHeight,
         cardsTop: Math.round(cardsTop + window.scrollY),
+        above: ABOVE_THE_HAND.map((q) => {
+          const node = document.querySelector(q);
+          return node ? `${q} ${Math.round(node.getBoundingClientRect().height)}` : q;
+        }).join(', '),
       });
     }
     window.__handSampler = requestAnimationFrame(sample);
@@ -234,14 +243,15 @@ def hand_samples(page: Any) -> list[dict[str, int]]:
 
 
 def assert_hand_still(page: Any) -> None:
-    """One place for the hand on every frame sampled, while plays arrived; else the first
-    frame at each place it took."""
+    """One place for the hand on every frame sampled, while plays arrived; else, for each place
+    it took, how many frames, the first and the last (with the heights above the hand)."""
     samples = hand_samples(page)
     assert len({s["plays"] for s in samples}) > 2, samples[:5]  # plays arrived while sampled
-    firsts: dict[tuple[int, int, int], dict[str, int]] = {}
+    places: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
     for s in samples:
-        firsts.setdefault((s["top"], s["left"], s["cardsTop"]), s)
-    assert len(firsts) == 1, firsts
+        places.setdefault((s["top"], s["left"], s["cardsTop"]), []).append(s)
+    moved = {place: (len(at), at[0], at[-1]) for place, at in places.items()}
+    assert len(places) == 1, moved
 
 
 def sheet_leaves_sit_buttons_free(page: Any) -> None:

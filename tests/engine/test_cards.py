@@ -1,4 +1,4 @@
-"""Card notation: parse, format, repr, errors (RULES.md card notation)."""
+"""Card notation: parse, format, repr, errors (RULES-SPEC.md, card notation)."""
 
 from __future__ import annotations
 

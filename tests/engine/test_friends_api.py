@@ -16,7 +16,15 @@ def parameters(function: object) -> list[str]:
 def test_the_new_calls_have_the_names_and_argument_orders_of_the_rules() -> None:
     assert parameters(engine.deal_sizes) == ["players", "decks"]
     assert parameters(engine.level_change)[:2] == ["attacker_points", "decks"]
-    assert parameters(engine.friend_call_error) == ["card", "ordinal", "trump", "decks", "policy"]
+    assert parameters(engine.friend_call_error)[:5] == [
+        "card",
+        "ordinal",
+        "trump",
+        "decks",
+        "policy",
+    ]
+    copies = inspect.signature(engine.friend_call_error).parameters["copies"]
+    assert copies.kind is inspect.Parameter.KEYWORD_ONLY  # RULES-SPEC.md §10.11
     assert parameters(engine.reveal_friends) == ["calls", "side", "plays", "join_policy"]
     assert parameters(engine.follow_error)[:4] == ["hand", "lead", "play", "trump"]
     assert "draw_policy" in parameters(engine.follow_error)

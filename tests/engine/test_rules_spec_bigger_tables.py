@@ -46,7 +46,7 @@ def test_tractors_of_tuples(text: str, tractor: bool) -> None:
     [
         # A tractor of triples 222 333 plus a single 2 (RULES-SPEC.md §9.2.3).
         ("2H2H2H2H3H3H3H", ((3, 2), (1, 1))),
-        # A tractor of pairs 33 44 plus a single 3; RULES.md's 444 33 likewise.
+        # A tractor of pairs 33 44 plus a single 3 (§9.2.3), and 444 33 likewise.
         ("3S3S3S4S4S", ((2, 2), (1, 1))),
         ("4S4S4S3S3S", ((2, 2), (1, 1))),
     ],

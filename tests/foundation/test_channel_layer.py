@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from redis.exceptions import RedisError
 
 from shengji_site.channel_layer import LocalFanoutChannelLayer
+from shengji_site.embedded import EmbeddedRedis, free_port
 
 TIMEOUT = 5
 # Redis paused for far longer than a delivery within the process may take on a busy machine:
@@ -338,3 +341,53 @@ async def test_messages_for_a_socket_that_delivers_into_its_servers_queue_go_the
     await here.close_pools()
     await elsewhere.flush()
     await elsewhere.close_pools()
+
+
+async def test_a_leave_that_redis_fails_is_logged_not_raised(
+    tmp_path: Path, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis gone (killed for a restart): a socket's leave takes it off this process's list and
+    returns, so the rest of its disconnect runs; a join still fails, as a connect must."""
+    server = EmbeddedRedis(tmp_path / "redis", free_port(), persistent=False)
+    server.start()
+    try:
+        layer = process(server.url, prefix)
+        channel = await layer.new_channel()
+        await layer.group_add("table_7", channel)
+        assert layer.local_members == {"table_7": {channel}}
+    finally:
+        server.stop()
+    await layer.group_discard("table_7", channel)
+    assert layer.local_members == {}
+    assert "left" in caplog.text and "table_7" in caplog.text
+    with pytest.raises((RedisError, OSError)):
+        await layer.group_add("table_7", channel)
+    assert layer.local_members == {}
+    await layer.close_pools()
+
+
+async def test_a_burst_of_calls_waits_for_the_pools_connections_and_opens_no_more(
+    tmp_path: Path, prefix: str
+) -> None:
+    """Every socket of a process leaving at once (Redis restarted) made as many calls at once:
+    they share the pool's connections, none fails, and the process holds no more connections
+    afterwards than the pool's size (redis-py's default pool kept one per call, up to 100)."""
+    server = EmbeddedRedis(tmp_path / "redis", free_port(), persistent=False)
+    server.start()
+    try:
+        host = {"address": server.url, "socket_timeout": 30, "max_connections": 4}
+        layer = LocalFanoutChannelLayer(hosts=[host], prefix=prefix)
+        channels = [await layer.new_channel() for _ in range(120)]
+        await asyncio.gather(*(layer.group_add(f"table_{n}", c) for n, c in enumerate(channels)))
+        await asyncio.gather(
+            *(layer.group_discard(f"table_{n}", c) for n, c in enumerate(channels))
+        )
+        monitor = redis.Redis.from_url(server.url)
+        others = int(monitor.info("clients")["connected_clients"]) - 1
+        assert 1 <= others <= 4, f"{others} connections held after the burst"
+        assert layer.local_members == {}
+        assert not monitor.keys(f"{prefix}*group*")
+        await layer.close_pools()
+        monitor.close()
+    finally:
+        server.stop()

@@ -64,3 +64,66 @@ def test_the_documents_index_lists_every_document() -> None:
         if path.name != "README.md" and f"`{path.relative_to(ROOT / 'docs')}`" not in index
     ]
     assert unlisted == []
+
+
+PROOF_PAGE_LINES = 300
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+DOCUMENT_NAME = re.compile(r"(?<![\w./-])([\w./-]*\w\.md)\b")
+CITATION = re.compile(r"([\w-]+\.md),? §(\d+)")
+
+
+def joined(text: str) -> str:
+    """The text with names broken at a hyphen across lines (`RULES-` / `SPEC.md`) made whole."""
+    return re.sub(r"-\n[ >|]*", "-", text)
+
+
+def found(document: Path, path: str) -> bool:
+    """A name is read from the document's folder (as Markdown reads a link), the repository's
+    root, `docs/` or `docs/proof/` (documents name each other by their bare names)."""
+    folders = (document.parent, ROOT, ROOT / "docs", ROOT / "docs" / "proof")
+    return any((folder / path).exists() for folder in folders)
+
+
+def test_every_proof_page_is_at_most_300_lines() -> None:
+    long = {
+        str(page.relative_to(ROOT)): lines
+        for page in sorted((ROOT / "docs" / "proof").glob("*.md"))
+        if (lines := len(page.read_text(encoding="utf-8").splitlines())) > PROOF_PAGE_LINES
+    }
+    assert long == {}
+
+
+def test_every_relative_link_points_at_a_file_of_the_repository() -> None:
+    broken = [
+        f"{document.relative_to(ROOT)}: {target}"
+        for document in documents()
+        for target in LINK.findall(document.read_text(encoding="utf-8"))
+        if not re.match(r"[a-z]+:|#", target)
+        and not (document.parent / target.split("#")[0]).exists()
+    ]
+    assert broken == []
+
+
+def test_every_document_a_document_names_exists() -> None:
+    missing = [
+        f"{document.relative_to(ROOT)}: {name}"
+        for document in documents()
+        for name in DOCUMENT_NAME.findall(joined(document.read_text(encoding="utf-8")))
+        if not PLACEHOLDER.search(name) and not found(document, name)
+    ]
+    assert missing == []
+
+
+def test_a_section_cited_by_number_is_a_numbered_section_of_its_document() -> None:
+    """`RULES-SPEC.md §4` names section 4 of a document whose sections are numbered; the
+    players' `RULES.md` has none, so a "RULES.md §4" would send the reader to the wrong file."""
+    wrong = []
+    for document in documents():
+        for name, number in CITATION.findall(joined(document.read_text(encoding="utf-8"))):
+            cited = ROOT / "docs" / name
+            if not cited.exists():
+                continue  # a missing document: the test above
+            headings = cited.read_text(encoding="utf-8")
+            if not re.search(rf"^#+ {number}[. ]", headings, re.MULTILINE):
+                wrong.append(f"{document.relative_to(ROOT)}: {name} §{number}")
+    assert wrong == []

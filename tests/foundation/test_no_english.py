@@ -31,8 +31,9 @@ from accounts.models import User
 from accounts.services import user_ban
 from games import services
 from games.models import Hand, Seat, Table
+from games.services.wrap_up import hand_settle
 from ladder.models import HandSettlement, LadderProfile
-from ladder.services import ladder_points_adjust, ladder_settle_hand
+from ladder.services import ladder_points_adjust
 from shengji.engine import PRESETS
 from shengji.engine.rules import _CHOICES
 from tests.games.helpers import FAST, deal_and_close, play_out, ranked_table, ready_all, seat_all
@@ -217,7 +218,7 @@ def _finished(hand: Hand, users: list[User]) -> Hand:
     deal_and_close(hand)
     hand = play_out(hand, users)
     if not HandSettlement.objects.filter(hand=hand).exists():
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     return hand
 
 

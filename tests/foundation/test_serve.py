@@ -94,9 +94,11 @@ class Site:
         except OSError:
             return 0, {}
 
-    def log(self) -> str:
+    def log(self, tail: int | None = 4000) -> str:
+        """serve's output, its last ``tail`` characters (None: all of it)."""
         path = self.var_dir.parent / "serve.log"
-        return path.read_text(errors="replace")[-4000:] if path.exists() else ""
+        text = path.read_text(errors="replace") if path.exists() else ""
+        return text[-tail:] if tail else text
 
     def leftover_processes(self) -> list[str]:
         marks = (
@@ -181,7 +183,7 @@ def serve_child(site: Site, name: str) -> psutil.Process:
 
 
 def test_serve_starts_a_killed_daphne_again(site: Site) -> None:
-    site.start()
+    site.start("--processes", "1")  # one daphne, no proxy (test_serve_processes.py: several)
     killed = serve_child(site, "daphne")
     killed.kill()  # kill -9
     killed.wait(10)

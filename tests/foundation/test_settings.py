@@ -63,6 +63,7 @@ def test_settings_are_read_from_the_environment(tmp_path: Path) -> None:
             "REDIS_URL": "redis://cache.internal:6380/3",
             "ALLOWED_HOSTS": "shengji.example, www.shengji.example",
             "CSRF_TRUSTED_ORIGINS": "https://shengji.example",
+            "SHENGJI_CHANNELS_POOL": "48",
         }
     )
     assert values["debug"] is True
@@ -75,7 +76,9 @@ def test_settings_are_read_from_the_environment(tmp_path: Path) -> None:
         "USER": "alice",
     }
     assert values["redis"] == values["broker"] == "redis://cache.internal:6380/3"
-    assert values["layer"] == [{"address": "redis://cache.internal:6380/3", "socket_timeout": 30}]
+    assert values["layer"] == [
+        {"address": "redis://cache.internal:6380/3", "socket_timeout": 30, "max_connections": 48}
+    ]
     assert values["secret"] == REAL_SECRET
     assert values["ssl"] is False
 

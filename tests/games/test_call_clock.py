@@ -21,11 +21,19 @@ from accounts.models import User
 from games import asyncdb, services
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Table
+from games.services.deadlines import hand_advance
 from shengji.engine import HandState, format_cards
 from shengji.engine.friends import CALL_HELD, default_calls, format_calls
 from shengji.engine.hand import BURYING, PLAYING
 from shengji.engine.views import sample_bury
-from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
+from tests.games.helpers import (
+    deal_and_close,
+    fresh,
+    make_table,
+    make_users,
+    seat_all,
+    statement_move,
+)
 from tests.games.test_optimistic_move import mover
 from tests.games.test_table_socket import connect
 
@@ -81,7 +89,7 @@ def backdate(hand: Hand, prefix: str, seconds: float) -> None:
 def run_out_the_clock(hand: Hand) -> None:
     Hand.objects.filter(pk=hand.pk).update(deadline=timezone.now() - timedelta(seconds=1))
     hand = fresh(hand)
-    assert services.hand_advance(hand_id=hand.pk, seq=hand.seq)
+    assert hand_advance(hand_id=hand.pk, seq=hand.seq)
 
 
 def test_the_calls_have_the_bury_time_and_the_first_calls_start_the_burys_own() -> None:
@@ -149,7 +157,7 @@ def test_a_bury_by_the_one_statement_after_the_calls_starts_the_play_clock() -> 
     state = load_state(fresh(hand))
     assert state.trump is not None
     bury = format_cards(sample_bury(list(state.hands[dealer]), state.trump, state.kitty_size))
-    taken = async_to_sync(services.table_act_optimistic)(
+    taken = async_to_sync(statement_move)(
         table_id=table.pk, mover=mover(users[dealer]), kind="bury", cards=bury, seq=fresh(hand).seq
     )
     asyncdb.drop_all()

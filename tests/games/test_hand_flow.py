@@ -8,6 +8,8 @@ from accounts.errors import ApplicationError
 from games import services
 from games.handstate import action_texts, forget_states, load_state, record_for
 from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
+from games.services.deadlines import hand_advance
+from games.services.hands import hand_act
 from ladder.models import HandSettlement, LedgerEntry
 from shengji.engine import HandRecord, legal_actions, replay_final, view_all, view_for
 from tests.games.helpers import (
@@ -86,10 +88,10 @@ def test_a_stale_or_repeated_seq_is_refused_and_changes_nothing() -> None:
     assert seat is not None
     text = f"play {seat} {view_for(state, seat)['hand'].split()[0]}"
     with pytest.raises(ApplicationError) as refused:
-        services.hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq - 1)
+        hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq - 1)
     assert refused.value.code == "stale_seq"
     with pytest.raises(ApplicationError) as ahead:
-        services.hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq + 1)
+        hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq + 1)
     assert ahead.value.code == "stale_seq"
     assert fresh(hand).seq == hand.seq
 
@@ -105,13 +107,11 @@ def test_a_play_out_of_turn_or_for_another_seat_is_refused() -> None:
     other = (leader + 1) % 4
     card = view_for(state, other)["hand"].split()[0]
     with pytest.raises(ApplicationError) as out_of_turn:
-        services.hand_act(
-            hand_id=hand.pk, user=users[other], text=f"play {other} {card}", seq=hand.seq
-        )
+        hand_act(hand_id=hand.pk, user=users[other], text=f"play {other} {card}", seq=hand.seq)
     assert out_of_turn.value.code == "not_your_turn"
     leader_card = view_for(state, leader)["hand"].split()[0]
     with pytest.raises(ApplicationError) as for_another:
-        services.hand_act(
+        hand_act(
             hand_id=hand.pk, user=users[other], text=f"play {leader} {leader_card}", seq=hand.seq
         )
     assert for_another.value.code == "wrong_seat"
@@ -124,8 +124,8 @@ def test_a_deadline_acts_once_even_when_its_task_runs_twice() -> None:
     table = make_table(users[0], play_seconds=0, bury_seconds=0)
     hand = deal_and_close(seat_all(table, users))
     seq = hand.seq
-    assert services.hand_advance(hand_id=hand.pk, seq=seq) is True  # the bot buries
-    assert services.hand_advance(hand_id=hand.pk, seq=seq) is False  # the same task again
+    assert hand_advance(hand_id=hand.pk, seq=seq) is True  # the bot buries
+    assert hand_advance(hand_id=hand.pk, seq=seq) is False  # the same task again
     auto = Action.objects.filter(hand=hand, auto=True)
     assert [a.text.split()[0] for a in auto] == ["bury"]
     assert fresh(hand).seq == seq + 1
@@ -135,7 +135,7 @@ def test_a_deadline_not_yet_come_does_nothing() -> None:
     users = make_users()
     table = make_table(users[0], play_seconds=60, bury_seconds=60)
     hand = deal_and_close(seat_all(table, users))
-    assert services.hand_advance(hand_id=hand.pk, seq=hand.seq) is False
+    assert hand_advance(hand_id=hand.pk, seq=hand.seq) is False
     assert fresh(hand).seq == hand.seq
 
 
@@ -151,7 +151,7 @@ def test_a_bid_made_while_cards_arrive_is_not_stale() -> None:
     bids = [(seat, b) for seat in range(4) for b in legal_actions(state, seat)]
     assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
     seat, bid = bids[0]
-    services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=seen)
+    hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=seen)
     assert Action.objects.filter(hand=hand, text=str(bid)).exists()
 
 
@@ -270,7 +270,7 @@ def test_bids_and_results_become_system_lines() -> None:
     bids = [(seat, b) for seat in range(4) for b in legal_actions(state, seat)]
     assert bids, "a 25-card hand at level 2 without a 2 or a joker pair in all four is rare"
     seat, bid = bids[0]
-    services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
+    hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
     cards = str(bid).split(" ", 2)[2]
     assert ChatLine.objects.filter(table=table, system=True, text=f"seat {seat} bids {cards}")
 

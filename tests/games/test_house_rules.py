@@ -16,7 +16,7 @@ from accounts.errors import ApplicationError
 from games import rules_words, services
 from games.models import Table
 from ladder import selectors as ladder_selectors
-from shengji.engine import HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
+from shengji.engine import HOUSE_OPTIONS, HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
 from tests.games.helpers import logged_in, make_table, make_users, seat_all
 
 pytestmark = pytest.mark.django_db
@@ -83,7 +83,7 @@ def test_the_service_refuses_an_unknown_option_or_value_with_a_stable_code() -> 
     assert not Table.objects.filter(creator=user).exists()
 
 
-def test_every_option_of_rules_md_section_8_can_be_a_house_rule() -> None:
+def test_every_house_option_of_the_engine_is_a_field_of_the_create_form() -> None:
     assert set(HOUSE_RULE_OPTIONS) == {
         "bidding",
         "first_hand_dealer",
@@ -98,12 +98,12 @@ def test_every_option_of_rules_md_section_8_can_be_a_house_rule() -> None:
         "settlement",
         "escape_penalty",
     }
-    fields = {
-        name.removeprefix("rule_")
-        for name in __import__("games.forms", fromlist=["x"]).TableCreateForm().fields
-        if name.startswith("rule_")
-    }
-    assert fields == set(HOUSE_RULE_OPTIONS)
+    form_fields = __import__("games.forms", fromlist=["x"]).TableCreateForm().fields
+    fields = {name.removeprefix("rule_") for name in form_fields if name.startswith("rule_")}
+    # draw_policy is also a shape field, named as the option (games/house_options.py).
+    assert "draw_policy" in form_fields
+    assert fields | {"draw_policy"} == set(HOUSE_OPTIONS)
+    assert set(HOUSE_RULE_OPTIONS) < set(HOUSE_OPTIONS)
 
 
 def test_a_hand_is_played_under_the_house_rules() -> None:

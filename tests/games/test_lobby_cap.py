@@ -143,7 +143,8 @@ async def test_changes_while_a_list_is_built_are_met_by_one_more_build_not_one_e
         time.sleep(0.2)
         return real(**kwargs)
 
-    # One creator each: a user keeps at most 3 open tables (docs/proof/SECURITY.md, finding 4).
+    # One creator each: a user keeps at most 3 open tables (docs/proof/SECURITY-PLAYERS.md,
+    # finding 4).
     creators = await database_sync_to_async(lambda: make_users(5, prefix="burst"))()
     sockets = [await lobby_socket(address=f"192.0.2.{i}") for i in range(4)]
     for socket in sockets:

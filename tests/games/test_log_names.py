@@ -20,8 +20,9 @@ from accounts.models import User
 from games import chat_words, services
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Seat, Table
+from games.page_labels import replay_labels, table_labels
 from games.services._common import db_now
-from games.views import _replay_labels, _table_labels
+from games.services.deadlines import hand_advance
 from tests.games.helpers import (
     act_as_bot_would,
     deal_and_close,
@@ -72,7 +73,7 @@ def test_a_timeout_line_names_the_player_and_a_bots_seat_reads_as_the_bot() -> N
     seat = load_state(hand).to_act
     assert seat is not None
     Hand.objects.filter(pk=hand.pk).update(deadline=db_now() - timedelta(seconds=1))
-    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)
+    assert hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)
     line = ChatLine.objects.get(table=table, code="timeout_bury")
     assert line.params == [seat, str(User.objects.get(pk=users[seat].pk))]
     with translation.override("zh-hans"):
@@ -114,8 +115,8 @@ def test_the_nth_card_pattern_has_its_space_in_english_only() -> None:
     words = {}
     for language in LANGUAGES:
         with translation.override(language):
-            words[language] = _table_labels()["nth_card"]
-            assert _replay_labels()["nth_card"] == words[language]
+            words[language] = table_labels()["nth_card"]
+            assert replay_labels()["nth_card"] == words[language]
     assert words == {"zh-hans": "{nth}{card}", "zh-hant": "{nth}{card}", "en": "{nth} {card}"}
 
 
@@ -217,7 +218,7 @@ EXPECTED = {
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_the_table_page_shows_each_line_with_its_players_name(language: str) -> None:
     with translation.override(language):
-        labels = _table_labels()
+        labels = table_labels()
         rendered = render_lines(labels, LINES, seats=6)
     for text, expected in zip(rendered, EXPECTED[language], strict=True):
         if language == "zh-hant":

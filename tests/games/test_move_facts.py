@@ -20,11 +20,19 @@ from games import asyncdb, services
 from games.handstate import action_texts, forget_states, kept_state, record_for, remember_state
 from games.models import Hand, Table
 from games.realtime import table_group
+from games.services.hands import hand_act
 from games.services.movefacts import forget_facts, known_facts, remember_facts
 from games.services.wrap_up import hand_wrap_up
 from shengji.engine import replay_final, view_for
 from shengji.engine.hand import BURYING
-from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
+from tests.games.helpers import (
+    deal_and_close,
+    fresh,
+    make_table,
+    make_users,
+    seat_all,
+    statement_move,
+)
 from tests.games.test_optimistic_move import first_legal, locking_move, log_of, mover
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,7 +73,7 @@ def by_statement(table: Table, user: User, kind: str, cards: str, seq: int) -> b
     connections are closed after it (a test makes a whole hand's moves)."""
     try:
         return bool(
-            async_to_sync(services.table_act_optimistic)(
+            async_to_sync(statement_move)(
                 table_id=table.pk, mover=mover(user), kind=kind, cards=cards, seq=seq
             )
         )
@@ -200,7 +208,7 @@ def test_a_last_play_losing_its_race_writes_nothing() -> None:
     seat, kind, cards, seq = first_legal(hand)
     behind, facts = kept_state(hand.pk, seq), known_facts(table.pk)
     assert behind is not None and facts is not None and facts.seq == seq
-    services.hand_act(hand_id=hand.pk, user=users[seat], text=f"{kind} {seat} {cards}", seq=seq)
+    hand_act(hand_id=hand.pk, user=users[seat], text=f"{kind} {seat} {cards}", seq=seq)
     remember_state(hand.pk, behind)  # as the other process left this one: a seq behind
     remember_facts(table.pk, facts)
     ended, log = fresh(hand), log_of(hand)

@@ -21,7 +21,14 @@ from games.services._moves import before_change, play_lines
 from shengji.bots import choose_action
 from shengji.engine import HandState, format_cards, legal_actions, parse_cards, view_for
 from shengji.engine.hand import PLAYING
-from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
+from tests.games.helpers import (
+    deal_and_close,
+    fresh,
+    make_table,
+    make_users,
+    seat_all,
+    statement_move,
+)
 from tests.games.test_optimistic_move import mover
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -58,7 +65,7 @@ def by_statement(table: Table, users: list[User], hand: Hand, text: str) -> tupl
     after = state.copy()
     after.apply(after.check_action(int(seat), text), int(seat))
     expected = [named(line, users) for line in play_lines(after, before)]
-    taken = async_to_sync(services.table_act_optimistic)(
+    taken = async_to_sync(statement_move)(
         table_id=table.pk,
         mover=mover(users[int(seat)]),
         kind=kind,

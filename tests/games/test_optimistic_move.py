@@ -22,10 +22,19 @@ from accounts.models import User
 from games import services
 from games.handstate import forget_states, kept_state, load_state, remember_state
 from games.models import Action, Hand, Seat, Table
+from games.services.hands import hand_act
 from games.services.movefacts import known_facts
 from games.services.optimistic import Mover
 from shengji.engine import HandState, legal_actions, view_for
-from tests.games.helpers import deal_and_close, fresh, logged_in, make_table, make_users, seat_all
+from tests.games.helpers import (
+    deal_and_close,
+    fresh,
+    logged_in,
+    make_table,
+    make_users,
+    seat_all,
+    statement_move,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -63,7 +72,7 @@ def locking_move(table: Table, users: list[User], hand: Hand) -> int:
 
 def optimistic(table: Table, users: list[User], hand: Hand, choice: int = 0) -> bool:
     seat, kind, cards, seq = first_legal(hand, choice)
-    return async_to_sync(services.table_act_optimistic)(
+    return async_to_sync(statement_move)(
         table_id=table.pk, mover=mover(users[seat]), kind=kind, cards=cards, seq=seq
     )
 
@@ -83,7 +92,7 @@ def test_after_a_locking_move_the_next_is_one_statement_with_the_same_effects() 
     who = mover(users[seat])
     started = timezone.now()
     with CaptureQueriesContext(connection) as django_queries:
-        moved = async_to_sync(services.table_act_optimistic)(
+        moved = async_to_sync(statement_move)(
             table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
         )
     assert moved
@@ -128,7 +137,7 @@ def test_a_move_losing_its_race_to_another_process_writes_nothing() -> None:
     behind = kept_state(hand.pk, seq)
     assert behind is not None
     seat, kind, cards, _ = first_legal(hand)
-    services.hand_act(hand_id=hand.pk, user=users[seat], text=f"{kind} {seat} {cards}", seq=seq)
+    hand_act(hand_id=hand.pk, user=users[seat], text=f"{kind} {seat} {cards}", seq=seq)
     remember_state(hand.pk, behind)  # as the other process left this one: a seq behind
     log = log_of(hand)
 
@@ -143,7 +152,7 @@ def test_a_move_losing_its_race_to_another_process_writes_nothing() -> None:
 
 def optimistic_at(table: Table, user: User, state: HandState, seat: int, seq: int) -> bool:
     kind, _seat, cards = str(legal_actions(state, seat)[-1]).split(" ", 2)
-    return async_to_sync(services.table_act_optimistic)(
+    return async_to_sync(statement_move)(
         table_id=table.pk, mover=mover(user), kind=kind, cards=cards, seq=seq
     )
 
@@ -202,7 +211,7 @@ def test_an_ended_session_or_a_changed_password_is_refused_by_the_statement() ->
     from django.contrib.sessions.models import Session
 
     Session.objects.filter(session_key=ended.session_key).delete()
-    act: Any = async_to_sync(services.table_act_optimistic)
+    act: Any = async_to_sync(statement_move)
     assert not act(table_id=table.pk, mover=ended, kind=kind, cards=cards, seq=seq)
 
     stale = mover(player)
@@ -224,7 +233,7 @@ def test_a_stranger_or_another_seat_never_moves_by_the_statement() -> None:
     seat, kind, cards, _ = first_legal(hand)
     log = log_of(hand)
     stranger = User.objects.create_user("stranger", password="pw-long-enough-1")
-    act: Any = async_to_sync(services.table_act_optimistic)
+    act: Any = async_to_sync(statement_move)
     for who in (stranger, users[(seat + 1) % 4]):
         assert not act(table_id=table.pk, mover=mover(who), kind=kind, cards=cards, seq=seq)
     # A play of another seat's cards, in the mover's name: the engine refuses it here.
@@ -408,9 +417,7 @@ def test_the_same_move_sent_twice_at_once_is_logged_once() -> None:
         return list(
             await asyncio.gather(
                 *(
-                    services.table_act_optimistic(
-                        table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
-                    )
+                    statement_move(table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq)
                     for _ in range(2)
                 )
             )
@@ -471,9 +478,7 @@ def test_the_views_are_encoded_while_the_statement_is_on_its_way(monkeypatch: An
     async def move_on_a_warm_pool() -> bool:
         async with asyncdb.pool().connection() as conn:
             await conn.execute("SELECT 1")  # the loop's connection open, as after a first move
-        return await services.table_act_optimistic(
-            table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq
-        )
+        return await statement_move(table_id=table.pk, mover=who, kind=kind, cards=cards, seq=seq)
 
     holder = threading.Thread(target=hold_the_hand)
     holder.start()

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from django.utils import translation
 
-from games import views
+from games import page_labels
 
 STATIC = Path(__file__).resolve().parents[2] / "static" / "games"
 
@@ -22,7 +22,11 @@ def used_labels(script: str) -> set[str]:
 
 @pytest.mark.parametrize(
     ("script", "labels"),
-    [("table.js", views._table_labels), ("replay.js", views._replay_labels)],
+    [
+        ("lobby.js", page_labels.lobby_labels),
+        ("table.js", page_labels.table_labels),
+        ("replay.js", page_labels.replay_labels),
+    ],
 )
 @pytest.mark.parametrize("language", ["zh-hans", "zh-hant", "en"])
 def test_every_label_a_script_reads_is_sent(script: str, labels: object, language: str) -> None:

@@ -11,6 +11,7 @@ from accounts.errors import ApplicationError
 from games import services
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
+from games.services.hands import hand_act
 from shengji.engine import legal_actions
 from tests.games.helpers import (
     act_as_bot_would,
@@ -111,6 +112,6 @@ def test_regression_a_bid_after_the_window_counted_when_the_close_ran_late() -> 
     Hand.objects.filter(pk=hand.pk).update(deadline=hand.deadline - timedelta(minutes=5))
     seat, bid = bids[0]
     with pytest.raises(ApplicationError) as refused:
-        services.hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
+        hand_act(hand_id=hand.pk, user=users[seat], text=str(bid), seq=hand.seq)
     assert refused.value.code == "wrong_phase"
     assert not Action.objects.filter(hand=hand, text=str(bid)).exists()

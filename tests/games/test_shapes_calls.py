@@ -10,9 +10,10 @@ import pytest
 
 from accounts.errors import ApplicationError
 from accounts.models import User
-from games import services
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand
+from games.services.deadlines import hand_advance
+from games.services.hands import hand_act
 from shengji.engine import Trump, format_cards, view_for
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 
@@ -42,7 +43,7 @@ def call(hand: Hand, user: object, calls: str) -> None:
     hand = fresh(hand)
     state = load_state(hand)
     seat = next(p.seat for p in hand.players.all() if p.user_id == user.pk)  # type: ignore[attr-defined]
-    services.hand_act(hand_id=hand.pk, user=user, text=f"call {seat} {calls}", seq=hand.seq)  # type: ignore[arg-type]
+    hand_act(hand_id=hand.pk, user=user, text=f"call {seat} {calls}", seq=hand.seq)  # type: ignore[arg-type]
     assert state.dealer == seat
 
 
@@ -75,13 +76,11 @@ def test_the_dealers_calls_are_refused_with_each_reason_and_then_accepted() -> N
     dealer_hand = state.hands[dealer]
     bury = format_cards(dealer_hand[: state.kitty_size])
     with pytest.raises(ApplicationError) as error:
-        services.hand_act(
-            hand_id=hand.pk, user=mine, text=f"bury {dealer} {bury}", seq=fresh(hand).seq
-        )
+        hand_act(hand_id=hand.pk, user=mine, text=f"bury {dealer} {bury}", seq=fresh(hand).seq)
     assert error.value.code == "calls_missing"
     neighbour = (dealer + 1) % 6
     with pytest.raises(ApplicationError) as error:
-        services.hand_act(
+        hand_act(
             hand_id=hand.pk,
             user=users[neighbour],
             text=f"call {neighbour} 1{other}{suit} 2{other}{suit}",
@@ -89,7 +88,7 @@ def test_the_dealers_calls_are_refused_with_each_reason_and_then_accepted() -> N
         )
     assert error.value.code == "not_your_turn"
     with pytest.raises(ApplicationError) as error:
-        services.hand_act(
+        hand_act(
             hand_id=hand.pk,
             user=users[neighbour],
             text=f"call {dealer} 1{other}{suit} 2{other}{suit}",
@@ -139,9 +138,9 @@ def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None
     dealer = load_state(hand).dealer
     assert dealer is not None
     offered = view_for(load_state(fresh(hand)), dealer)["call_defaults"]
-    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the calls step
+    assert hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the calls step
     assert load_state(fresh(hand)).phase == "burying"
-    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the bury's own
+    assert hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the bury's own
     logged = list(Action.objects.filter(hand=hand, seat=dealer).order_by("seq"))
     assert [a.text.split()[0] for a in logged[-2:]] == ["call", "bury"]
     assert all(a.auto for a in logged[-2:])
@@ -149,7 +148,7 @@ def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None
     state = load_state(fresh(hand))
     assert state.phase == "playing" and len(state.calls) == 2
     assert not ChatLine.objects.filter(code="friends_called").exists()
-    assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the first lead
+    assert hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)  # the first lead
     line = ChatLine.objects.get(code="friends_called")
     assert line.params == [
         dealer,
@@ -157,7 +156,7 @@ def test_a_dealer_out_of_time_is_given_the_offered_calls_then_the_bury() -> None
         str(users[dealer]),  # the dealer's name (docs/PROTOCOL.md, "System lines")
     ]
     while fresh(hand).status == Hand.Status.PLAYING:
-        assert services.hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)
+        assert hand_advance(hand_id=hand.pk, seq=fresh(hand).seq)
     result = fresh(hand).result
     assert result is not None and result["players"] == 6 and result["mode"] == "friends"
     filled = [c for c in result["calls"] if c["seat"] is not None]

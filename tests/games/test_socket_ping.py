@@ -20,7 +20,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from games import positions, realtime, services
-from games.consumers import GAP_WAIT_S
+from games.feed import GAP_WAIT_S
 from games.models import Hand, SeatConnection
 from games.realtime import hand_view_message, table_group
 from proof.fuzz import session_headers

@@ -61,9 +61,13 @@ async def frames_until_quiet(socket: WebsocketCommunicator) -> list[dict[str, An
 
 
 async def last_state(socket: WebsocketCommunicator) -> dict[str, Any]:
-    states = [f for f in await frames_until_quiet(socket) if f["type"] == "state"]
-    assert states, "no state came"
-    return states[-1]
+    """The last state sent; waiting up to TIMEOUT for a first one (a busy machine may send it
+    after the first half second of quiet)."""
+    frames = await frames_until_quiet(socket)
+    while not any(f["type"] == "state" for f in frames):
+        frames.append(await socket.receive_json_from(timeout=TIMEOUT))
+        frames += await frames_until_quiet(socket)
+    return [f for f in frames if f["type"] == "state"][-1]
 
 
 def read_state(table_id: int, user: Any, watching: int | None = None) -> dict[str, Any]:

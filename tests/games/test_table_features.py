@@ -56,6 +56,8 @@ CODES = {
     "timeout_play": 2,
     "timeout_bury": 1,
     "timeout_call": 1,
+    "takeback_bid": 2,
+    "takeback_play": 2,
 }
 
 

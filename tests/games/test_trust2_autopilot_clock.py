@@ -14,6 +14,7 @@ from accounts.models import User
 from games import services
 from games.handstate import load_state
 from games.models import Action, Hand
+from games.services.hands import hand_act
 from shengji.engine import legal_actions
 from tests.games.helpers import advance, deal_and_close, fresh, make_users, ranked_table, ready_all
 
@@ -98,7 +99,7 @@ def test_autopilot_off_keeps_the_rest_of_the_turn_and_a_move_starts_a_new_one(
     state = load_state(fresh(hand))
     assert state.to_act is not None
     bury = str(legal_actions(state, state.to_act)[0])
-    services.hand_act(hand_id=hand.pk, user=dealer, text=bury, seq=fresh(hand).seq)
+    hand_act(hand_id=hand.pk, user=dealer, text=bury, seq=fresh(hand).seq)
     after = fresh(hand)
     assert after.deadline is not None
     whole = turn_start(after) + timedelta(seconds=30) - after.deadline

@@ -12,7 +12,7 @@ from django.test import Client
 
 from games import services
 from games.models import Hand, Table
-from ladder.services import ladder_settle_hand
+from games.services.wrap_up import hand_settle
 from tests.games.helpers import deal_and_close, logged_in, make_table, make_users, play_out
 from tests.https import HTTPS
 from tests.ladder.helpers import make_hand
@@ -98,7 +98,7 @@ def test_regression_practice_hands_are_public() -> None:
     player, stranger = make_users(2)
     hand = make_hand([player, None, None, None], ranked=False, result={"attacker_points": 0})
     assert not hand.match.table.unlisted
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     for client in (Client(**HTTPS), logged_in(stranger)):
         assert_answers_as_missing(client, hand.pk, (*HAND_PATHS, API_HAND))
         assert client.get(f"/api/players/{player.username}/hands/").json()["count"] == 0

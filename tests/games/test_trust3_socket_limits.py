@@ -126,14 +126,20 @@ async def test_regression_the_table_socket_took_a_whole_flood_in_one_turn_of_the
 async def test_a_client_within_its_limit_is_answered_every_time_and_stays_open() -> None:
     socket = await open_socket(f"/ws/table/{await a_table()}/")
     assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "state"
-    for _ in range(20):
+    # Thirty at once: the bucket's 20 answered, then the first past it refused and answered.
+    # (On a busy machine a token may come back, 8 a second, while the 20 are answered: a pong
+    # may then come before the refusal, or among the dropped rest.)
+    for _ in range(30):
         await socket.send_json_to({"type": "ping"})
-    answers = [(await socket.receive_json_from(timeout=TIMEOUT))["type"] for _ in range(20)]
-    assert answers == ["pong"] * 20
-    await socket.send_json_to({"type": "ping"})  # the 21st at once: refused, answered
-    assert (await socket.receive_json_from(timeout=TIMEOUT))["code"] == "rate_limited"
-    await asyncio.sleep(0.3)  # two tokens back at 8 a second
-    await socket.send_json_to({"type": "ping"})
+    answers: list[str] = []
+    while "rate_limited" not in answers:
+        frame = await socket.receive_json_from(timeout=TIMEOUT)
+        answers.append(frame.get("code") or frame["type"])
+    assert answers[:20] == ["pong"] * 20
+    assert set(answers[20:-1]) <= {"pong"}
+    while not await socket.receive_nothing(timeout=0.3):  # what a token came back for
+        assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
+    await socket.send_json_to({"type": "ping"})  # tokens back at 8 a second: answered
     assert (await socket.receive_json_from(timeout=TIMEOUT))["type"] == "pong"
     await socket.disconnect()
 
@@ -189,7 +195,7 @@ async def test_the_echo_socket_where_it_is_routed_is_capped_per_address_and_limi
     assert frames.count(ApplicationError("rate_limited").as_message()) == 1
     assert frames.count(1) == settings.SHENGJI_ECHO_BURST  # each within the limit echoed
     assert len(frames) <= settings.SHENGJI_ECHO_BURST + 3
-    await first.disconnect()
+    await first.disconnect(timeout=TIMEOUT)  # its count let go (1 s is short on a busy machine)
     again = await open_socket("/ws/echo/", app=echo_app)  # a closed socket no longer counts
     await again.send_json_to({"type": "echo", "n": 2})
     assert await again.receive_json_from(timeout=TIMEOUT) == {"type": "echo", "n": 2}

@@ -8,8 +8,9 @@ import pytest
 from django.db import connection, connections, transaction
 
 from games.models import Hand
+from games.services.wrap_up import hand_settle
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
-from ladder.services import SettlementResult, ladder_settle_hand
+from ladder.services import SettlementResult
 from tests.ladder.helpers import make_hand, make_users
 
 
@@ -24,7 +25,7 @@ def test_two_connections_settle_one_hand_once() -> None:
     def settle() -> None:
         try:
             waiting.wait(timeout=10)
-            results.append(ladder_settle_hand(hand_id=hand.pk))
+            results.append(hand_settle(hand_id=hand.pk))
         except BaseException as error:  # reported by the assertion below
             errors.append(error)
         finally:

@@ -6,10 +6,12 @@ from datetime import UTC, datetime
 
 import pytest
 from django.test import Client
+from django.urls import resolve, reverse
 
+from games.services.wrap_up import hand_settle
 from ladder.charts import line_chart
 from ladder.selectors import HistoryPoint
-from ladder.services import ladder_points_adjust, ladder_settle_hand
+from ladder.services import ladder_points_adjust
 from tests.ladder.helpers import PASSWORD, make_hand, make_user, make_users
 
 
@@ -30,7 +32,7 @@ def test_profile_page_shows_the_players_numbers_chart_and_hands(client: Client) 
     ladder_points_adjust(user=users[0], account="title", amount=40, reason="t", by=None)
     hands = [make_hand(users, result={"attacker_points": p}) for p in (0, 200)]
     for hand in hands:
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     response = client.get(f"/players/{users[0].username}/")
     assert response.status_code == 200
     html = response.content.decode()
@@ -44,6 +46,27 @@ def test_profile_page_shows_the_players_numbers_chart_and_hands(client: Client) 
     for hand in hands:
         assert f'href="/hands/{hand.pk}/"' in html  # the replay page
     assert "50 %" in html  # win rate
+
+
+@pytest.mark.parametrize(
+    ("name", "kwargs", "path", "module"),
+    [
+        ("ladder:player", {"username": "ann"}, "/players/ann/", "games.player_page"),
+        ("api-ladder:player-hands", {"username": "ann"}, "/api/players/ann/hands/",
+         "games.history_api"),
+        ("api-ladder:hand", {"hand_id": 7}, "/api/hands/7/", "games.history_api"),
+        ("ladder:board", {"board": "title"}, "/ladder/title/", "ladder.views"),
+        ("api-ladder:player", {"username": "ann"}, "/api/players/ann/", "ladder.api"),
+    ],
+)  # fmt: skip
+def test_the_pages_that_show_hands_are_the_games_under_the_ladders_names(
+    name: str, kwargs: dict[str, object], path: str, module: str
+) -> None:
+    """The player page and the API's hand views read hands, so they are the games' views
+    (docs/ARCHITECTURE.md, "Floors"), under the ladder's URL names and paths as before."""
+    assert reverse(name, kwargs=kwargs) == path
+    view = resolve(path).func
+    assert getattr(view, "view_class", view).__module__ == module
 
 
 @pytest.mark.django_db

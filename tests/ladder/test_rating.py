@@ -7,9 +7,9 @@ from django.test import override_settings
 
 from accounts.models import User
 from games.models import Hand
+from games.services.wrap_up import hand_settle
 from ladder.models import LadderProfile, RatingChange
 from ladder.rating import RatedSeat, Rating, bot_played, default_rating, rate_hand
-from ladder.services import ladder_settle_hand
 from tests.ladder.helpers import make_hand, make_users
 
 
@@ -38,7 +38,7 @@ def test_pure_rating_winners_go_up_losers_down() -> None:
 def test_a_hand_moves_all_four_ratings_and_records_them() -> None:
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     winners, losers = [profile(users[0]), profile(users[2])], [profile(users[1]), profile(users[3])]
     assert all(p.rating_mu > 25 for p in winners)
     assert all(p.rating_mu < 25 for p in losers)
@@ -54,7 +54,7 @@ def test_a_bot_played_seat_is_rated_as_played_and_so_is_its_partner() -> None:
     """托管 or absence shields no rating (docs/LADDER.md, "Seats the bot played")."""
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0}, auto_turns={2: 13})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert profile(users[2]).rating_mu > 25
     assert profile(users[0]).rating_mu > 25  # the partner
     assert profile(users[0]).rated_hands == 1
@@ -70,7 +70,7 @@ def test_a_bot_played_seat_is_rated_as_played_and_so_is_its_partner() -> None:
 def test_half_of_the_turns_by_the_bot_still_rates_the_seat() -> None:
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0}, auto_turns={2: 12})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert profile(users[2]).rating_mu > 25
 
 
@@ -80,7 +80,7 @@ def test_a_bot_seat_never_moves_the_partner() -> None:
     move the opponents' ratings against the bot's side)."""
     users = make_users(3)
     hand = make_hand([users[0], users[1], users[2], None], result={"attacker_points": 200})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert profile(users[1]).rating_mu == pytest.approx(25)  # partner of the bot seat 3
     assert [profile(u).rating_mu for u in users] == [pytest.approx(25)] * 3
     assert not RatingChange.objects.filter(hand=hand).exists()
@@ -90,7 +90,7 @@ def test_a_bot_seat_never_moves_the_partner() -> None:
 def test_an_escape_moves_only_the_escaper_down() -> None:
     users = make_users()
     hand = make_hand(users, status=Hand.Status.ESCAPED, escaped=[3])
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert profile(users[3]).rating_mu < 25
     assert [profile(u).rating_mu for u in users[:3]] == [pytest.approx(25)] * 3
 
@@ -101,12 +101,12 @@ def test_provisional_until_sigma_falls_under_the_threshold() -> None:
     assert profile(users[0]).rating_provisional
     with override_settings(LADDER_RATING_PROVISIONAL_SIGMA=8.0):
         for _ in range(3):
-            ladder_settle_hand(hand_id=make_hand(users, result={"attacker_points": 0}).pk)
+            hand_settle(hand_id=make_hand(users, result={"attacker_points": 0}).pk)
         sigma = profile(users[0]).rating_sigma
         assert sigma < 8.0
         assert not profile(users[0]).rating_provisional
     users2 = make_users()
-    ladder_settle_hand(hand_id=make_hand(users2, result={"attacker_points": 0}).pk)
+    hand_settle(hand_id=make_hand(users2, result={"attacker_points": 0}).pk)
     assert profile(users2[0]).rating_sigma > 6.0
     assert profile(users2[0]).rating_provisional  # the default threshold, 6.0
 
@@ -116,8 +116,8 @@ def test_ratings_are_applied_in_the_order_hands_are_settled() -> None:
     users = make_users()
     first = make_hand(users, result={"attacker_points": 0})  # side 0 wins
     second = make_hand(users, result={"attacker_points": 200})  # side 1 wins
-    ladder_settle_hand(hand_id=first.pk)
-    ladder_settle_hand(hand_id=second.pk)
+    hand_settle(hand_id=first.pk)
+    hand_settle(hand_id=second.pk)
     seats = {s: RatedSeat(default_rating()) for s in range(4)}
     after_first = rate_hand(seats, winner_side=0)
     after_second = rate_hand({s: RatedSeat(r) for s, r in after_first.items()}, winner_side=1)

@@ -22,9 +22,10 @@ from accounts.errors import ApplicationError
 from accounts.models import User
 from games import matchmaking
 from games.models import Hand
+from games.services.wrap_up import hand_settle
 from ladder.models import LadderProfile, LedgerEntry
 from ladder.selectors import escape_cost_now, player_balance
-from ladder.services import ladder_points_adjust, ladder_relief_claim, ladder_settle_hand
+from ladder.services import ladder_points_adjust, ladder_relief_claim
 from shengji.engine.cards import RANKS
 from shengji.settlement import HandOutcome, SeatState, relief_grant, settle_hand, table_net
 from tests.https import HTTPS
@@ -147,7 +148,7 @@ def test_finding_an_escaper_with_relief_ends_no_higher_than_a_stayer_on_postgres
     worst = {"attacker_points": 240}  # dealer seat 0: the attackers go up 4, seat 0 loses
     make_hand(stayer_table, preset=preset, stake=stake, result=worst)
     for hand in Hand.objects.all():
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     escaper, stayer = escaper_table[0], stayer_table[0]
     for user in (escaper, stayer):
         if balance_of(user) < THRESHOLD:
@@ -176,7 +177,7 @@ def newcomer_after_an_escape_and_a_loss() -> User:
               result={"kind": "escape", "escaper_seat": 0}, escaped=[0])  # fmt: skip
     make_hand(users, stake=20, result={"attacker_points": 80})  # dealer seat 0 loses the deal
     for hand in Hand.objects.all():
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     newcomer = users[0]
     assert player_balance(user=newcomer) < matchmaking.quick_match_minimum()
     return newcomer

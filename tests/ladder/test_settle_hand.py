@@ -1,7 +1,10 @@
-"""`ladder_settle_hand` against real PostgreSQL: rows, balances, idempotence, the ledger's
-guarantees."""
+"""Settlement against real PostgreSQL: rows, balances, idempotence, the ledger's guarantees.
+Most tests settle a stored hand by id (`games.services.wrap_up.hand_settle`, which locks it and
+hands the ladder its plain record); the last ones hand `ladder_settle_hand` a record directly."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 from django.core.management import call_command
@@ -11,9 +14,16 @@ from django.test import override_settings
 
 from accounts.models import User
 from games.models import Hand
+from games.services.wrap_up import finished_hand, hand_settle
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
-from ladder.services import ladder_points_adjust, ladder_profile_open, ladder_settle_hand
+from ladder.services import (
+    FinishedHand,
+    FinishedSeat,
+    ladder_points_adjust,
+    ladder_profile_open,
+    ladder_settle_hand,
+)
 from tests.ladder.helpers import make_hand, make_user, make_users
 
 pytestmark = pytest.mark.django_db
@@ -62,7 +72,7 @@ def test_ranked_590_example_end_to_end() -> None:
     for user in users:  # enough title points to lose 4
         ladder_points_adjust(user=user, account="title", amount=10, reason="setup", by=None)
     hand = make_hand(users, result={"attacker_points": 240}, levels=("K", "5"))
-    result = ladder_settle_hand(hand_id=hand.pk)
+    result = hand_settle(hand_id=hand.pk)
     assert result.created
     assert balances(users) == [400, 1590, 400, 1590]
     assert title_points(users) == [6, 14, 6, 14]
@@ -79,10 +89,10 @@ def test_ranked_590_example_end_to_end() -> None:
 def test_settling_twice_changes_nothing() -> None:
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0})
-    first = ladder_settle_hand(hand_id=hand.pk)
+    first = hand_settle(hand_id=hand.pk)
     rows = LedgerEntry.objects.count()
     ratings = list(LadderProfile.objects.order_by("user_id").values_list("rating_mu", flat=True))
-    second = ladder_settle_hand(hand_id=hand.pk)
+    second = hand_settle(hand_id=hand.pk)
     assert first.created and not second.created
     assert LedgerEntry.objects.count() == rows
     assert RatingChange.objects.filter(hand=hand).count() == 4
@@ -97,7 +107,7 @@ def test_settling_twice_changes_nothing() -> None:
 def test_the_unique_key_refuses_a_second_row_for_the_same_hand_user_and_kind() -> None:
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 0})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     with pytest.raises(IntegrityError), transaction.atomic():
         LedgerEntry.objects.create(
             user=users[0], hand=hand, kind="table_points", account="table", amount=1,
@@ -129,7 +139,7 @@ def test_settlement_is_part_of_the_callers_transaction() -> None:
         Hand.objects.filter(pk=hand.pk).update(
             status=Hand.Status.FINISHED, result={"attacker_points": 0}
         )
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
         assert balances(users)[0] == 1390
         raise Abort
     assert balances(users) == [1000] * 4
@@ -142,7 +152,7 @@ def test_a_bot_seat_gets_no_rows() -> None:
     the humans for the bot's seat: finding 1)."""
     users = make_users(3)
     hand = make_hand([users[0], users[1], None, users[2]], result={"attacker_points": 0})
-    result = ladder_settle_hand(hand_id=hand.pk)
+    result = hand_settle(hand_id=hand.pk)
     assert result.created and result.entries == [] and result.rating_changes == []
     assert not LedgerEntry.objects.filter(hand=hand).exists()
     assert HandSettlement.objects.get(hand=hand).practice
@@ -151,10 +161,10 @@ def test_a_bot_seat_gets_no_rows() -> None:
 def test_an_unfinished_hand_is_refused() -> None:
     hand = make_hand(make_users(), status=Hand.Status.PLAYING)
     with pytest.raises(ApplicationError) as error:
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     assert error.value.code == "hand_not_finished"
     with pytest.raises(ApplicationError) as missing:
-        ladder_settle_hand(hand_id=10**9)
+        hand_settle(hand_id=10**9)
     assert missing.value.code == "hand_not_found"
 
 
@@ -163,7 +173,7 @@ def test_a_hand_without_four_seats_is_refused() -> None:
     hand = make_hand(users, result={"attacker_points": 0})
     hand.players.filter(seat=3).delete()
     with pytest.raises(ApplicationError) as error:
-        ladder_settle_hand(hand_id=hand.pk)
+        hand_settle(hand_id=hand.pk)
     assert error.value.code == "seats_incomplete"
 
 
@@ -186,7 +196,7 @@ def test_each_scheme_end_to_end(
 ) -> None:
     users = make_users()
     hand = make_hand(users, preset=preset, stake=stake, result=result, levels=("7", "5"))
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert [b - 1000 for b in balances(users)] == expected
     assert sum(nets(hand).values()) == 0
 
@@ -204,7 +214,7 @@ def test_each_scheme_end_to_end(
 def test_escapes_end_to_end(preset: str, expected: list[int]) -> None:
     users = make_users()
     hand = make_hand(users, preset=preset, status=Hand.Status.ESCAPED, escaped=[2])
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert [b - 1000 for b in balances(users)] == expected
     assert LadderProfile.objects.get(user=users[2]).escapes == 1
     assert LadderProfile.objects.get(user=users[2]).hands_played == 0
@@ -214,7 +224,7 @@ def test_escapes_end_to_end(preset: str, expected: list[int]) -> None:
 def test_absent_player_charged_as_escaper_and_partner_spared() -> None:
     users = make_users()
     hand = make_hand(users, result={"attacker_points": 60}, absent=[1])
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     # normal: side 0 +1 at level 2: +190 / −200; triple on seat 1: −600, seats 0 and 2 +190.
     assert [b - 1000 for b in balances(users)] == [380, -800, 380, -200]
     assert LadderProfile.objects.get(user=users[1]).escapes == 1
@@ -223,7 +233,7 @@ def test_absent_player_charged_as_escaper_and_partner_spared() -> None:
 def test_absent_player_waived_under_004() -> None:
     users = make_users()
     hand = make_hand(users, preset="seed004", result={"attacker_points": 0}, absent=[0])
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     # The absent winner's 400 is not paid: the losers pay only the winner still in the hand.
     assert [b - 1000 for b in balances(users)] == [0, -200, 390, -200]
     assert not LedgerEntry.objects.filter(hand=hand, user=users[0]).exists()
@@ -234,7 +244,7 @@ def test_a_loser_who_cannot_pay_ends_at_zero() -> None:
     users = make_users()
     ladder_points_adjust(user=users[0], account="table", amount=-900, reason="test", by=None)
     hand = make_hand(users, result={"attacker_points": 240}, levels=("K", "5"))
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert balances(users)[0] == 0
     assert balances(users)[1] == 1000 + 590 - 246
     assert sum(nets(hand).values()) == 0
@@ -243,7 +253,7 @@ def test_a_loser_who_cannot_pay_ends_at_zero() -> None:
 def test_unranked_tables_move_table_points_only() -> None:
     users = make_users()
     hand = make_hand(users, ranked=False, result={"attacker_points": 0})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert balances(users) == [1390, 600, 1390, 600]
     assert title_points(users) == [0, 0, 0, 0]
     assert not RatingChange.objects.filter(hand=hand).exists()
@@ -253,7 +263,7 @@ def test_unranked_tables_move_table_points_only() -> None:
 def test_void_hand_writes_no_rows_but_is_marked_settled() -> None:
     users = make_users()
     hand = make_hand(users, status=Hand.Status.VOID)
-    result = ladder_settle_hand(hand_id=hand.pk)
+    result = hand_settle(hand_id=hand.pk)
     assert result.created and result.entries == []
     assert HandSettlement.objects.filter(hand=hand).exists()
     assert balances(users) == [1000] * 4
@@ -264,7 +274,7 @@ def test_ladder_check_passes_and_catches_a_tampered_balance(
 ) -> None:
     users = make_users()
     for points in (0, 240, 120):
-        ladder_settle_hand(hand_id=make_hand(users, result={"attacker_points": points}).pk)
+        hand_settle(hand_id=make_hand(users, result={"attacker_points": points}).pk)
     call_command("ladder_check")
     assert "ok: 4 users" in capsys.readouterr().out
     with connection.cursor() as cursor:  # a balance edited behind the ledger's back
@@ -315,6 +325,64 @@ def test_a_hand_stored_as_the_engine_and_the_games_app_store_it() -> None:
         ruleset={"version": 1, "name": "ranked", "options": {
             "settlement": "ratio", "escape_penalty": "triple", "past_ace": "match_end"}},
     )  # fmt: skip
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert balances(users) == [700, 1290, 700, 1290]
     assert HandSettlement.objects.get(hand=hand).outcome["dealer_side"] == 1
+
+
+# --- the ladder settles the plain record it is handed, never the stored hand ------------------
+
+
+def _record(hand: Hand) -> FinishedHand:
+    with transaction.atomic():
+        return finished_hand(Hand.objects.select_related("match__table").get(pk=hand.pk))
+
+
+def test_the_record_carries_the_hand_its_table_and_its_seats() -> None:
+    users = make_users()
+    hand = make_hand(users, stake=50, ranked=False, result={"attacker_points": 60}, absent=[1])
+    record = _record(hand)
+    assert (record.hand_id, record.status, record.stake, record.ranked) == (
+        hand.pk,
+        "finished",
+        50,
+        False,
+    )
+    assert record.result == {"attacker_points": 60}
+    assert [(s.seat, s.user_id, s.absent_at_end) for s in record.seats] == [
+        (seat, user.pk, seat == 1) for seat, user in enumerate(users)
+    ]
+
+
+def test_the_ladder_settles_what_the_record_says() -> None:
+    """A seat the record marks away at the end is charged as an escaper though the stored
+    hand says nothing of it: the ladder reads the record alone."""
+    users = make_users()
+    hand = make_hand(users, result={"attacker_points": 60})
+    record = _record(hand)
+    seats = tuple(dataclasses.replace(s, absent_at_end=s.seat == 1) for s in record.seats)
+    result = ladder_settle_hand(hand=dataclasses.replace(record, seats=seats))
+    assert result.created
+    assert [b - 1000 for b in balances(users)] == [380, -800, 380, -200]
+    assert HandSettlement.objects.get(hand=hand).outcome["absent_seats"] == [1]
+
+
+def test_a_record_with_a_user_at_two_seats_is_refused() -> None:
+    users = make_users()
+    hand = make_hand(users, result={"attacker_points": 0})
+    record = _record(hand)
+    twice = (*record.seats[:3], dataclasses.replace(record.seats[3], user_id=users[0].pk))
+    with pytest.raises(ApplicationError) as error:
+        ladder_settle_hand(hand=dataclasses.replace(record, seats=twice))
+    assert error.value.code == "duplicate_player"
+    assert not HandSettlement.objects.filter(hand=hand).exists()
+
+
+def test_a_record_naming_one_seat_twice_is_refused() -> None:
+    users = make_users()
+    hand = make_hand(users, result={"attacker_points": 0})
+    record = _record(hand)
+    seats = (*record.seats, FinishedSeat(3, None, False, False, 0, 0))
+    with pytest.raises(ApplicationError) as error:
+        ladder_settle_hand(hand=dataclasses.replace(record, seats=seats))
+    assert error.value.code == "seats_incomplete"

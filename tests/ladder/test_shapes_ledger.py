@@ -25,10 +25,11 @@ from django.test import Client
 from django.utils import timezone
 
 from accounts.models import User
+from games.history import player_shape_stats
 from games.models import Hand, HandPlayer, Match, Seat, Table
 from games.services.wrap_up import hand_wrap_up
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
-from ladder.selectors import fee_schedule, player_shape_stats
+from ladder.selectors import fee_schedule
 from shengji.engine.actions import leave
 from shengji.engine.hand import HandState, new_hand
 from shengji.engine.random_play import play_random

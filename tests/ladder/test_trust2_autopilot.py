@@ -17,8 +17,9 @@ from django.core.management import call_command
 
 from games import services
 from games.models import Hand, HandPlayer, Seat
+from games.services.wrap_up import hand_settle
 from ladder.models import LadderProfile, RatingChange
-from ladder.services import ladder_points_adjust, ladder_settle_hand
+from ladder.services import ladder_points_adjust
 from tests.games.helpers import make_users, ranked_table, ready_all
 from tests.games.test_table_features import play_out_with_bots
 from tests.ladder.helpers import make_hand
@@ -81,7 +82,7 @@ def test_finding3_title_points_for_a_win_only_to_seats_a_human_played() -> None:
     for user in users:
         ladder_points_adjust(user=user, account="title", amount=TITLE_START, reason="t", by=None)
     hand = make_hand(users, result={"attacker_points": 0}, auto_turns={0: 13, 1: 25})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     titles = [profile(u).title_points for u in users]
     assert titles == [TITLE_START, TITLE_START - 3, TITLE_START + 3, TITLE_START - 3]
     mus = [profile(u).rating_mu for u in users]

@@ -35,9 +35,10 @@ from rest_framework.test import APIClient
 from accounts import ratelimits
 from accounts.models import User
 from games.models import Hand, HandPlayer, Match, Table
+from games.services.wrap_up import hand_settle
 from ladder.errors import ApplicationError
 from ladder.models import LadderProfile, LedgerEntry, ReliefClaim
-from ladder.services import ladder_points_adjust, ladder_relief_claim, ladder_settle_hand
+from ladder.services import ladder_points_adjust, ladder_relief_claim
 from tests.https import HTTPS
 from tests.ladder.helpers import PASSWORD, make_user
 
@@ -129,7 +130,7 @@ def lose_to_main(main: User, partner: User, losers: tuple[User, User], stake: in
     HandPlayer.objects.bulk_create(
         HandPlayer(hand=hand, seat=seat, user=user, turns=25) for seat, user in enumerate(four)
     )
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
 
 
 def hand_everything_to_the_main(main: User, alts: list[User]) -> None:

@@ -19,14 +19,11 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from accounts.models import User
+from games.history import ledger_problems
+from games.services.wrap_up import hand_settle
 from ladder.errors import ApplicationError
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, ReliefClaim
-from ladder.selectors import ledger_problems
-from ladder.services import (
-    ladder_points_adjust,
-    ladder_relief_claim,
-    ladder_settle_hand,
-)
+from ladder.services import ladder_points_adjust, ladder_relief_claim
 from tests.https import HTTPS
 from tests.ladder.helpers import PASSWORD, make_hand, make_user, make_users
 
@@ -204,7 +201,7 @@ def test_ladder_check_reports_a_shortfall_line(capsys: pytest.CaptureFixture[str
     check): the shortfall guard keeps the balance at 0, and ladder_check says so."""
     users = make_users()
     set_balance(users[0], 100)
-    ladder_settle_hand(hand_id=make_hand(users, result={"attacker_points": 240}).pk)
+    hand_settle(hand_id=make_hand(users, result={"attacker_points": 240}).pk)
     assert LedgerEntry.objects.filter(kind="shortfall").exists()
     assert balance(users[0]) == 0
     with pytest.raises(CommandError):
@@ -235,7 +232,7 @@ def test_ladder_check_reports_the_house_paying(capsys: pytest.CaptureFixture[str
 def test_ladder_check_reports_a_practice_hand_that_moved_points() -> None:
     users = make_users(3)
     hand = make_hand([users[0], users[1], None, users[2]], result={"attacker_points": 0})
-    ladder_settle_hand(hand_id=hand.pk)
+    hand_settle(hand_id=hand.pk)
     assert not problems()
     LedgerEntry.objects.bulk_create(
         [
@@ -286,9 +283,9 @@ def test_ladder_check_passes_on_honest_hands() -> None:
     for user in users:
         set_balance(user, 100_000)  # holding what the hands can take, as the tables require
     for points in (0, 40, 120, 240):
-        ladder_settle_hand(hand_id=make_hand(users, result={"attacker_points": points}).pk)
+        hand_settle(hand_id=make_hand(users, result={"attacker_points": points}).pk)
     for preset in ("seed002", "seed003", "seed004"):
-        ladder_settle_hand(
+        hand_settle(
             hand_id=make_hand(users, preset=preset, result={"attacker_points": 0}, absent=[1]).pk
         )
     assert not problems()

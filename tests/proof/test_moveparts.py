@@ -3,30 +3,65 @@ writes, and the parts the bench reads from them and from its clients' times."""
 
 from __future__ import annotations
 
+import importlib
+import sys
 from pathlib import Path
 
 import pytest
 
+from bench.bench_ws_load import TracedSite
 from games import movetrace
-from proof.load.moveparts import format_parts, move_parts, read_marks
+from proof.load.moveparts import (
+    FOLDER_ENV,
+    TRACED_APPLICATION,
+    format_parts,
+    marks_written_to,
+    move_parts,
+    read_marks,
+)
+from shengji_site.launcher import ASGI_APPLICATION
 
 
-def test_marks_are_written_only_when_a_folder_is_named(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(movetrace, "FOLDER", None)
-    monkeypatch.setattr(movetrace, "_file", None)
+def test_the_site_marks_nothing_unless_the_bench_asks(tmp_path: Path) -> None:
+    assert movetrace.mark is movetrace._unmarked
     movetrace.mark("planned", 7, 12)
-    assert movetrace._file is None
-    monkeypatch.setattr(movetrace, "FOLDER", str(tmp_path))
-    movetrace.mark("planned", 7, 12)
-    movetrace.mark("sent", 7, 13)
-    assert movetrace._file is not None
-    movetrace._file.close()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_marks_are_written_to_a_file_of_the_process(tmp_path: Path) -> None:
+    mark = marks_written_to(tmp_path)
+    assert list(tmp_path.iterdir()) == []  # opened at the first mark
+    mark("planned", 7, 12)
+    mark("sent", 7, 13)
     (written,) = tmp_path.glob("server-*.txt")
     lines = [line.split() for line in written.read_text().splitlines()]
     assert [line[:3] for line in lines] == [["planned", "7", "12"], ["sent", "7", "13"]]
     assert float(lines[0][3]) <= float(lines[1][3])
+
+
+def test_the_traced_application_writes_the_sites_marks_down(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(FOLDER_ENV, str(tmp_path))
+    monkeypatch.setattr(movetrace, "mark", movetrace._unmarked)  # put back after the test
+    monkeypatch.delitem(sys.modules, "proof.load.traced_asgi", raising=False)
+    traced = importlib.import_module("proof.load.traced_asgi")
+    from shengji_site.asgi import application
+
+    assert traced.application is application
+    assert TRACED_APPLICATION == "proof.load.traced_asgi:application"
+    movetrace.mark("views", 3, 4)
+    (written,) = tmp_path.glob("server-*.txt")
+    assert written.read_text().split()[:3] == ["views", "3", "4"]
+
+
+def test_a_traced_site_serves_the_traced_application_from_its_asgi_processes(
+    tmp_path: Path,
+) -> None:
+    site = TracedSite(tmp_path, env={FOLDER_ENV: str(tmp_path)})
+    command = site._command(site.asgi_name(0))
+    assert TRACED_APPLICATION in command and ASGI_APPLICATION not in command
+    assert TRACED_APPLICATION not in site._command("worker")
 
 
 def test_parts_join_the_marks_with_the_clients_times(tmp_path: Path) -> None:

@@ -352,6 +352,26 @@ def test_the_api_token_view_answers_429_with_a_code(login_limits: None) -> None:
     assert "token" not in body
 
 
+@pytest.mark.django_db
+def test_the_api_token_route_counts_its_requests_per_address_in_redis() -> None:
+    """Twenty token requests a minute from one address, however many server processes answer
+    them: the count is in Redis, so a process that never saw the address (here: the process's
+    own cache emptied) refuses the 21st as well; another address is not held back."""
+    from django.core.cache import cache
+
+    api = APIClient(REMOTE_ADDR="192.0.2.41", **HTTPS)
+    for _ in range(ratelimits.TOKEN_REQUESTS_PER_MINUTE):
+        answer = api.post("/api/auth/token/", {"username": "nobody"})
+        assert answer.status_code == 400 and answer.json()["code"] == "credentials_missing"
+    cache.clear()
+    refused = api.post("/api/auth/token/", {"username": "nobody"})
+    assert refused.status_code == 429 and refused.json()["code"] == "rate_limited"
+    assert 1 <= int(refused["Retry-After"]) <= 60
+    elsewhere = APIClient(REMOTE_ADDR="192.0.2.42", **HTTPS)
+    other = elsewhere.post("/api/auth/token/", {"username": "nobody"})
+    assert other.status_code == 400
+
+
 # --- password reset --------------------------------------------------------------------------
 
 

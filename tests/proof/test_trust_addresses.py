@@ -4,10 +4,10 @@ Finding 5: daphne ran with ``--proxy-headers``, which takes the left-most X-Forw
 address from any peer, so a client that rotated the header escaped every per-address limit.
 Now X-Forwarded-For is read only when the peer is one of ``settings.TRUSTED_PROXIES`` (none by
 default), from the right; X-Forwarded-Proto likewise (shengji_site/asgi.py,
-``accounts.ratelimits.client_ip`` / ``client_ip_from_scope``). Real PostgreSQL and Redis; the HTTP
-path is tried through Django's test client, through the site's ASGI application and through a
-daphne and a uvicorn started as ``manage.py serve`` starts them; the socket path through the ASGI
-application.
+``accounts.client_address.client_ip`` / ``client_ip_from_scope``). Real PostgreSQL and Redis;
+the HTTP path is tried through Django's test client, through the site's ASGI application and
+through a daphne and a uvicorn started as ``manage.py serve`` starts them; the socket path
+through the ASGI application.
 """
 
 from __future__ import annotations
@@ -30,8 +30,8 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts import ratelimits
+from accounts.client_address import client_address, client_ip_from_scope
 from accounts.models import User
-from accounts.ratelimits import client_address, client_ip_from_scope
 from games import services
 from proof.fuzz import session_headers
 from shengji_site.asgi import application

@@ -28,9 +28,10 @@ from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Q
 
+from games.history import ledger_problems
 from games.matchmaking import FOURSOME_REPEAT_MIN, FOURSOME_WINDOW_DAYS, foursomes_repeated
 from ladder.models import LedgerEntry
-from ladder.selectors import LedgerProblem, ledger_problems
+from ladder.selectors import LedgerProblem
 
 
 def _no_show_problems() -> list[LedgerProblem]:
