@@ -204,7 +204,15 @@ function startLobby() {
     if (focused && document.activeElement.matches("input")) return; // do not eat a stake being typed
     const items = tables.map(tableCard);
     if (items.length === 0) items.push(el("li", "none", L.no_tables));
-    list.replaceChildren(...items);
+    // A card that did not change keeps its node: a tap that lands while a frame or the status
+    // re-renders the list still reaches its link (a replaced node loses a tap half made on it).
+    const before = new Map([...list.children].map((child) => [child.id, child]));
+    const kept = items.map((item) => {
+      const old = item.id ? before.get(item.id) : undefined;
+      return old && old.isEqualNode(item) ? old : item;
+    });
+    if (kept.length === list.children.length && kept.every((node, i) => node === list.children[i])) return;
+    list.replaceChildren(...kept);
   }
 
   // --- the queue ---------------------------------------------------------------------------
@@ -289,6 +297,7 @@ function startLobby() {
       if (frame.type !== "lobby") return;
       tables = frame.tables;
       renderTables();
+      list.dataset.live = "1"; // the list is the socket's from here on (tests wait for it)
       // A change may be ours (a seat, a quick match): ask for our side of it, once per burst.
       clearTimeout(frameTimer);
       frameTimer = setTimeout(refreshStatus, 300);

@@ -256,6 +256,7 @@ def test_sign_up_play_a_hand_with_three_bots_and_watch_its_replay(
 
     # "Watch" from the lobby opens the table page; sitting, bots and ready work from there.
     page.goto(f"{site}/tables/")
+    page.wait_for_selector(f"#tables[data-live='1'] #table-{table_id}.mine")
     page.click(f"#table-{table_id} a.table-name")
     page.wait_for_url(f"**/tables/{table_id}/")
     page.wait_for_selector("[data-action=ready]")  # its creator sits on making it (issue 33)
