@@ -326,6 +326,9 @@ def replay_labels() -> dict[str, Any]:
         "trump": _("Trump"),
         "level": _("level"),
         "no_trump": _("no trump"),
+        # Translators: the level after A under the top-level option (RULES-SPEC.md §10.5), in
+        # "level NT" (打无主).
+        "level_nt": _("NT"),
         "trump_unknown": _("trump not set yet"),
         "dealer": _("Dealer"),
         "dealer_short": pgettext("badge on the dealer's seat", "dealer"),

@@ -35,7 +35,9 @@ function fmt(template, values) {
 
 /** A level as players say it: "打5" / "level 5" (T is written 10). */
 function levelText(rank) {
-  return fmt(L.plays_level, { rank: rank === "T" ? "10" : rank });
+  // NT is the level after A under the top-level option (RULES-SPEC.md §10.5).
+  const word = rank === "NT" ? L.level_nt : rank === "T" ? "10" : rank;
+  return fmt(L.plays_level, { rank: word });
 }
 
 /** `L[key]` with `{n}` filled in, or its one-form `L[key + "_one"]` when n is 1 ("1 card"). */
