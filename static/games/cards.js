@@ -51,7 +51,7 @@ export function rankText(card) {
   return rank === "T" ? "10" : rank;
 }
 
-// --- trump and display order (RULES.md §2) ----------------------------------------------------
+// --- trump and display order (RULES-SPEC.md §2) -----------------------------------------------
 
 /** Is the card a trump (主牌) with this level rank and trump suit (null: no-trump, 无主)? */
 export function isTrump(card, trump) {
