@@ -89,7 +89,8 @@ class TracedSite(LiveSite):
 
 def start_site(options: Options, trace: Path | None = None) -> Any:
     """A ``LiveSite`` of its own, started (or the ``RunningSite`` at ``--url``); with
-    ``trace``, its ASGI processes mark each move's path in that folder (games/movetrace.py)."""
+    ``trace``, its ASGI processes mark each move's path in that folder
+    (proof/load/traced_asgi.py)."""
     from proof.livesite import RunningSite
 
     if options.url:
@@ -311,7 +312,7 @@ def parse(argv: list[str] | None = None) -> Options:
     add(
         "--trace",
         action="store_true",
-        help="mark each one-statement move's path in the site (games/movetrace.py): its time"
+        help="mark each one-statement move's path in the site (proof/load/traced_asgi.py): its time"
         " by part",
     )
     add(

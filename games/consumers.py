@@ -21,7 +21,7 @@ from django.contrib.auth import HASH_SESSION_KEY
 
 from accounts import client_address, ratelimits
 from accounts.errors import ApplicationError, is_known_code
-from games import movetrace, selectors, services
+from games import selectors, services
 from games.feed import (
     GAP_WAIT_S,
     NOWHERE,
@@ -829,7 +829,6 @@ class TableConsumer(SessionBound):
         for step in steps:
             if isinstance(step, SendView):
                 await self.send(text_data=step.frame)
-                movetrace.mark("sent", step.event["hand"], step.event["seq"])
             elif isinstance(step, SendState):
                 await self._send_change(step.change)
             elif step is WAIT:

@@ -39,7 +39,6 @@ module per concern; the imports between them go one way, down this list, never u
 tests/foundation/test_import_graph.py fails on any circle.
 """
 
-from accounts.errors import ApplicationError
 from games.services._common import MAX_STAKE, db_now
 from games.services.autopilot import seat_autopilot
 from games.services.chat import chat_post
@@ -61,11 +60,11 @@ from games.services.connections import (
     socket_session_state,
     user_seats_vacate,
 )
-from games.services.deadlines import DeadlineRun, deadline_run, hands_overdue
-from games.services.hands import hand_check, hand_leave, playing_hand_id, table_act, table_hint
+from games.services.deadlines import deadline_run, hands_overdue
+from games.services.hands import hand_check, hand_leave, playing_hand_id, table_hint
 from games.services.moderation import seat_remove, table_close
 from games.services.movefacts import learn_change, warm_state
-from games.services.moves import MoveMade, move
+from games.services.moves import move
 from games.services.optimistic import Mover
 from games.services.practice import practice_start
 from games.services.start import table_start_due, tables_start_overdue
@@ -91,9 +90,6 @@ __all__ = [
     "ACCOUNT_SUSPENDED",
     "MAX_STAKE",
     "SESSION_ENDED",
-    "ApplicationError",
-    "DeadlineRun",
-    "MoveMade",
     "Mover",
     "SessionEnd",
     "chat_post",
@@ -133,7 +129,6 @@ __all__ = [
     "socket_ping",
     "socket_session_check",
     "socket_session_state",
-    "table_act",
     "table_close",
     "table_create",
     "table_create_seated",

@@ -64,22 +64,6 @@ def _check_fresh(hand: Hand, seq: int) -> None:
         raise ApplicationError("stale_seq")
 
 
-def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
-    """Apply one action of the user's seat, made on the view numbered ``seq``."""
-    return wrapped_up(_hand_act(hand_id=hand_id, user=user, text=text, seq=seq))
-
-
-@transaction.atomic
-def _hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
-    """Apply one action of the user's seat, made on the view numbered ``seq``."""
-    hand = lock_hand(hand_id)
-    if hand.status != Hand.Status.PLAYING:
-        raise ApplicationError("no_hand")
-    seat = _seat_in_hand(hand, user)
-    _check_fresh(hand, seq)
-    return _act(hand, hand_seats(hand), seat, text, db_now())
-
-
 def table_act(*, table_id: int, user: User, kind: str, cards: str, seq: int) -> Hand:
     """A seated player's ``kind`` (bid, call, bury, play, takeback) of ``cards`` in the table's
     hand in progress, made on the view numbered ``seq`` (the socket's path; a call's ``cards``

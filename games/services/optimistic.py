@@ -38,7 +38,7 @@ from django.conf import settings
 from django.db import connection
 from psycopg.types.json import Jsonb
 
-from games import asyncdb, movetrace, realtime
+from games import asyncdb, realtime
 from games.chat_words import NAMED_SEATS
 from games.handstate import kept_state, public_summary, remember_state
 from games.models import Action, ChatLine, Hand, HandPlayer
@@ -278,7 +278,6 @@ async def _write(planned: Planned, mover: Mover, table_id: int) -> Written | Non
         return None
     if row is None:
         return None
-    movetrace.mark("written", facts.hand_id, facts.seq)
     return Written(*row)
 
 
@@ -366,7 +365,6 @@ async def move_by_statement(
     planned = plan(facts, mover, kind, cards, seq)
     if planned is None:
         return None
-    movetrace.mark("planned", facts.hand_id, seq)
     views = _ViewsSoon(planned)
     try:
         written = await _write(planned, mover, table_id)
@@ -385,7 +383,6 @@ async def move_by_statement(
         deadline=written.deadline,
         facts=shared,
     )
-    movetrace.mark("views", facts.hand_id, seq)
     await realtime.hand_changed_async(table_id, message)
     if planned.lines:
         payloads = [system_payload(line, written.at) for line in planned.lines]

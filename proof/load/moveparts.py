@@ -1,5 +1,5 @@
 """A one-statement move's time by part (``bench/bench_ws_load.py --trace``): the site's marks
-(games/movetrace.py) joined, by hand and seq, with each move's send and the moment its last
+(proof/load/traced_asgi.py) joined, by hand and seq, with each move's send and the moment its last
 seat saw it (``latency.table_figures``' ``moves``). All on ``time.monotonic()``.
 
 The marks are written down in the site's ASGI processes by ``marks_written_to``, which the
@@ -43,8 +43,9 @@ PARTS = (
 
 
 def marks_written_to(folder: Path) -> Callable[[str, int, int], None]:
-    """A ``games.movetrace.mark`` that appends each mark to ``server-<pid>.txt`` in ``folder``
-    (opened at the first mark, by the process that makes it)."""
+    """The mark ``traced_asgi.trace_moves`` is given: it appends each mark to
+    ``server-<pid>.txt`` in ``folder`` (opened at the first mark, by the process that makes
+    it)."""
     opened: list[TextIO] = []
 
     def mark(kind: str, hand: int, seq: int) -> None:

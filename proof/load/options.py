@@ -35,5 +35,5 @@ class Options:
     site_env: dict[str, str] = field(default_factory=dict)
     seed: int = 1
     profile: bool = False  # py-spy on the first ASGI process during the game: its CPU by layer
-    trace: bool = False  # each one-statement move's time by part (games/movetrace.py)
+    trace: bool = False  # each one-statement move's time by part (proof/load/traced_asgi.py)
     keep_samples: bool = False  # every latency in the result (seconds), for tests

@@ -18,16 +18,16 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import services
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Match, Table
-from games.services.hands import hand_act
 from games.services.start import _rules_for
 from shengji.engine import legal_actions
 from tests.browser.conftest import screenshot
 from tests.browser.test_play_in_the_browser import new_page
-from tests.games.helpers import make_users
+from tests.games.helpers import hand_act, make_users
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 SIZES = [(1280, 800, "desktop", "zh-CN"), (390, 844, "phone", "zh-TW")]
@@ -118,7 +118,7 @@ def play_for(user: User, hand: Hand, seat: int) -> None:
     if state_now.to_act != seat or current.status != Hand.Status.PLAYING:
         return
     text = str(legal_actions(state_now, seat)[0])
-    with contextlib.suppress(services.ApplicationError):  # a bot or the deadline moved first
+    with contextlib.suppress(ApplicationError):  # a bot or the deadline moved first
         off_the_loop(lambda: hand_act(hand_id=current.pk, user=user, text=text, seq=current.seq))
 
 

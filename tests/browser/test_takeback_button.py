@@ -12,7 +12,6 @@ import pytest
 from games import services
 from games.handstate import load_state
 from games.models import Hand, Table
-from games.services.hands import hand_act
 from shengji.engine import legal_actions
 from tests.browser.test_moments import off_the_loop
 from tests.browser.test_play_in_the_browser import (
@@ -24,7 +23,7 @@ from tests.browser.test_play_in_the_browser import (
     state,
 )
 from tests.browser.test_table_client import labels
-from tests.games.helpers import make_users
+from tests.games.helpers import hand_act, make_users
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 

@@ -16,8 +16,9 @@ from games import services
 from games.handstate import load_state
 from games.models import Hand, Table
 from games.services.deadlines import hand_advance
-from games.services.hands import hand_act
+from games.services.hands import table_act
 from games.services.optimistic import Mover, move_by_statement
+from games.services.wrap_up import wrapped_up
 from ladder.services import ladder_points_adjust
 from shengji.engine import legal_actions
 from tests.https import HTTPS
@@ -105,6 +106,16 @@ def _moved_on_soon(hand: Hand, seq: int, wait_s: float = 5.0) -> bool:
             return False
         time.sleep(0.05)
     return True
+
+
+def hand_act(*, hand_id: int, user: User, text: str, seq: int) -> Hand:
+    """``text`` as the hand's log writes it ("play 2 AS"), made by ``user`` through the socket's
+    locking path (``table_act``: the seat is the user's own, as no message names one), then
+    wrapped up here when it ended the hand, as the worker would."""
+    kind, _, rest = text.partition(" ")
+    table_id = Hand.objects.values_list("match__table_id", flat=True).get(pk=hand_id)
+    hand = table_act(table_id=table_id, user=user, kind=kind, cards=rest.partition(" ")[2], seq=seq)
+    return wrapped_up(hand)
 
 
 def act_as_bot_would(hand: Hand, users: Sequence[User | None]) -> str:

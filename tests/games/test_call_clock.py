@@ -22,6 +22,7 @@ from games import asyncdb, services
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Table
 from games.services.deadlines import hand_advance
+from games.services.hands import table_act
 from shengji.engine import HandState, format_cards
 from shengji.engine.friends import CALL_HELD, default_calls, format_calls
 from shengji.engine.hand import BURYING, PLAYING
@@ -74,7 +75,7 @@ def calls_of_state(state: HandState) -> str:
 
 
 def call(table: Table, user: User, hand: Hand, calls: str) -> None:
-    services.table_act(table_id=table.pk, user=user, kind="call", cards=calls, seq=fresh(hand).seq)
+    table_act(table_id=table.pk, user=user, kind="call", cards=calls, seq=fresh(hand).seq)
 
 
 def backdate(hand: Hand, prefix: str, seconds: float) -> None:
@@ -132,9 +133,7 @@ def test_the_calls_step_running_out_calls_for_the_dealer_and_the_bury_keeps_its_
     # The dealer buries in their own time, under the calls the system made.
     assert state.trump is not None
     bury = format_cards(sample_bury(list(state.hands[dealer]), state.trump, state.kitty_size))
-    services.table_act(
-        table_id=table.pk, user=users[dealer], kind="bury", cards=bury, seq=fresh(hand).seq
-    )
+    table_act(table_id=table.pk, user=users[dealer], kind="bury", cards=bury, seq=fresh(hand).seq)
     assert load_state(fresh(hand)).phase == PLAYING
     assert not ChatLine.objects.filter(table=table, code="timeout_bury").exists()
 

@@ -15,6 +15,8 @@ from accounts.models import User
 from games import services
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
+from games.services.deadlines import DeadlineRun
+from games.services.hands import table_act
 from shengji.engine import legal_actions
 from tests.games.helpers import deal_and_close, fresh, make_table, make_users, seat_all
 
@@ -26,9 +28,7 @@ def move(hand: Hand, users: list[User]) -> None:
     seat = state.to_act
     assert seat is not None
     kind, _seat, cards = str(legal_actions(state, seat)[0]).split(" ", 2)
-    services.table_act(
-        table_id=hand.match.table_id, user=users[seat], kind=kind, cards=cards, seq=hand.seq
-    )
+    table_act(table_id=hand.match.table_id, user=users[seat], kind=kind, cards=cards, seq=hand.seq)
 
 
 def a_burying_hand() -> tuple[Hand, list[User]]:
@@ -66,7 +66,7 @@ def test_the_timer_sends_itself_again_when_the_deadline_moved_on() -> None:
     due = due_now(hand)
     run = services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=due)
     after = fresh(hand)
-    assert run == services.DeadlineRun("rearmed", after.seq)
+    assert run == DeadlineRun("rearmed", after.seq)
     assert (after.timer_seq, after.timer_at) == (after.seq, after.deadline)
     assert not Action.objects.filter(hand=hand, auto=True).exists()
     # The same delivery again is no longer the timer: it neither moves nor sends anything.
@@ -93,7 +93,7 @@ def test_a_timer_that_comes_early_sends_itself_again_for_the_same_deadline() -> 
     assert hand.deadline is not None and hand.deadline > services.db_now()
     run = services.deadline_run(hand_id=hand.pk, seq=hand.seq, due=hand.deadline.isoformat())
     after = fresh(hand)
-    assert run == services.DeadlineRun("rearmed", hand.seq)
+    assert run == DeadlineRun("rearmed", hand.seq)
     assert (after.seq, after.timer_seq, after.timer_at) == (hand.seq, hand.seq, hand.deadline)
     assert not Action.objects.filter(hand=hand, auto=True).exists()
 
@@ -119,7 +119,7 @@ def test_the_timer_moves_the_hand_once_when_the_deadline_has_passed() -> None:
     due = due_now(hand)
     Hand.objects.filter(pk=hand.pk).update(deadline=services.db_now() - timedelta(seconds=1))
     assert services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=due) == (
-        services.DeadlineRun("moved", seq)
+        DeadlineRun("moved", seq)
     )
     assert services.deadline_run(hand_id=hand.pk, seq=timer_seq, due=due).outcome == "no-op"
     assert services.deadline_run(hand_id=hand.pk, seq=seq).outcome == "no-op"  # the sweeper's

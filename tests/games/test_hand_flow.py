@@ -9,7 +9,6 @@ from games import services
 from games.handstate import action_texts, forget_states, load_state, record_for
 from games.models import Action, AdminLog, ChatLine, Hand, HandPlayer, Seat, Table
 from games.services.deadlines import hand_advance
-from games.services.hands import hand_act
 from ladder.models import HandSettlement, LedgerEntry
 from shengji.engine import HandRecord, legal_actions, replay_final, view_all, view_for
 from tests.games.helpers import (
@@ -17,6 +16,7 @@ from tests.games.helpers import (
     advance,
     deal_and_close,
     fresh,
+    hand_act,
     make_table,
     make_users,
     play_out,
@@ -96,7 +96,9 @@ def test_a_stale_or_repeated_seq_is_refused_and_changes_nothing() -> None:
     assert fresh(hand).seq == hand.seq
 
 
-def test_a_play_out_of_turn_or_for_another_seat_is_refused() -> None:
+def test_a_play_out_of_turn_or_of_another_seats_cards_is_refused() -> None:
+    """The seat is always the sender's own (a message names none): a player sending the
+    leader's card acts for nobody but himself, out of turn and with a card he does not hold."""
     users, _, hand = start_hand()
     hand = deal_and_close(hand)
     act_as_bot_would(hand, users)
@@ -114,7 +116,7 @@ def test_a_play_out_of_turn_or_for_another_seat_is_refused() -> None:
         hand_act(
             hand_id=hand.pk, user=users[other], text=f"play {leader} {leader_card}", seq=hand.seq
         )
-    assert for_another.value.code == "wrong_seat"
+    assert for_another.value.code == "not_your_turn"
     assert fresh(hand).seq == hand.seq
     assert not Action.objects.filter(hand=hand, seq__gte=hand.seq).exists()
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import selectors, services
 from games.models import ChatLine, Hand, QueueEntry, Seat, Table
@@ -162,7 +163,7 @@ def test_a_bot_seat_waives_the_table_points_until_four_humans_sit() -> None:
 
     assert not Seat.objects.filter(table=table, user=poor).exists()  # stood up
     assert not Hand.objects.filter(match__table=table).exists()  # and no hand started
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         services.seat_take(table_id=table.pk, user=poor, index=0)
     assert refused.value.code == "insufficient_balance"
 

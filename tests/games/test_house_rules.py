@@ -15,6 +15,7 @@ from django.test import Client
 from accounts.errors import ApplicationError
 from games import rules_words, services
 from games.models import Table
+from games.services.tables import points_needed_for
 from ladder import selectors as ladder_selectors
 from shengji.engine import HOUSE_OPTIONS, HOUSE_RULE_OPTIONS, PRESET_NAMES, PRESETS
 from tests.games.helpers import logged_in, make_table, make_users, seat_all
@@ -119,8 +120,8 @@ def test_a_hand_is_played_under_the_house_rules() -> None:
 
 
 def test_the_points_needed_follow_the_house_settlement() -> None:
-    plain = services.points_needed_for(preset_name="ranked", stake=100)
-    house = services.points_needed_for(
+    plain = points_needed_for(preset_name="ranked", stake=100)
+    house = points_needed_for(
         preset_name="ranked", stake=100, house_rules={"escape_penalty": "none"}
     )
     assert house < plain

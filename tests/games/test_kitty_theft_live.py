@@ -23,7 +23,7 @@ from games.handstate import (
 )
 from games.models import Action, ChatLine, Hand
 from games.services._common import hand_seats
-from games.services.hands import hand_act
+from games.services.hands import table_act
 from games.services.movefacts import facts_of
 from games.services.optimistic import plan
 from ladder.models import HandSettlement
@@ -38,6 +38,7 @@ from shengji.engine import (
 from tests.games.helpers import (
     advance,
     fresh,
+    hand_act,
     make_table,
     make_users,
     play_out,
@@ -253,9 +254,7 @@ def test_a_window_bid_is_taken_back_live_and_the_window_keeps_its_deadline() -> 
         advance(hand)
 
     def acts(seat: int, kind: str, cards: str = "") -> None:
-        services.table_act(
-            table_id=table_id, user=users[seat], kind=kind, cards=cards, seq=fresh(hand).seq
-        )
+        table_act(table_id=table_id, user=users[seat], kind=kind, cards=cards, seq=fresh(hand).seq)
 
     acts(dealer, "bid", bid.split(" ", 2)[2])
     deadline_passes(hand_id)
@@ -282,7 +281,7 @@ def test_a_bury_that_opens_a_window_is_left_to_the_locking_path() -> None:
     hand = Hand.objects.get(pk=hand_id)
     while state_of(hand_id).phase == "dealing":
         advance(hand)
-    services.table_act(
+    table_act(
         table_id=table_id,
         user=users[dealer],
         kind="bid",
@@ -296,9 +295,7 @@ def test_a_bury_that_opens_a_window_is_left_to_the_locking_path() -> None:
     cards = str(legal_actions(state, dealer)[0]).split(" ", 2)[2]
     facts = facts_of(hand, hand_seats(hand), False)
     assert plan(facts, mover(users[dealer]), "bury", cards, hand.seq) is None
-    services.table_act(
-        table_id=table_id, user=users[dealer], kind="bury", cards=cards, seq=hand.seq
-    )
+    table_act(table_id=table_id, user=users[dealer], kind="bury", cards=cards, seq=hand.seq)
     assert state_of(hand_id).in_theft_window
 
 

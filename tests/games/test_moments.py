@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from accounts.errors import ApplicationError
 from games import services
 from games.handstate import load_state
 from games.models import Action, ChatLine, Hand, Seat, Table
@@ -111,7 +112,7 @@ def test_a_closed_table_says_so_in_its_state_and_page_and_nobody_sits() -> None:
     state = table_state_for(presence=Presence(table.pk, None, None))
     assert state["table"]["status"] == "closed"
     assert all(s["user"] is None and not s["bot"] for s in state["seats"])
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         services.seat_take(table_id=table.pk, user=users[4], index=0)
     assert refused.value.code == "table_closed"
     page = logged_in(users[4]).get(f"/tables/{table.pk}/", HTTP_ACCEPT_LANGUAGE="zh-hans")

@@ -20,7 +20,7 @@ from games import asyncdb, services
 from games.handstate import action_texts, forget_states, kept_state, record_for, remember_state
 from games.models import Hand, Table
 from games.realtime import table_group
-from games.services.hands import hand_act
+from games.services.hands import table_act
 from games.services.movefacts import forget_facts, known_facts, remember_facts
 from games.services.wrap_up import hand_wrap_up
 from shengji.engine import replay_final, view_for
@@ -28,6 +28,7 @@ from shengji.engine.hand import BURYING
 from tests.games.helpers import (
     deal_and_close,
     fresh,
+    hand_act,
     make_table,
     make_users,
     seat_all,
@@ -159,7 +160,7 @@ def test_a_late_message_teaches_nothing_and_stale_facts_only_cost_a_fallback() -
     assert not bury_by_statement(table, users, hand)  # the seats moved on: nothing written
     assert log_of(hand) == log
     seat, kind, cards, seq = first_legal(hand)
-    services.table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
+    table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
     assert len(log_of(hand)) == len(log) + 1
 
 

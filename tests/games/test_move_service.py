@@ -16,6 +16,7 @@ from accounts.models import User
 from games import services
 from games.models import Action, Hand, Table
 from games.services.hands import table_act
+from games.services.moves import MoveMade
 from tests.games.helpers import fresh
 from tests.games.test_optimistic_move import first_legal, in_play, locking_move, mover
 
@@ -42,7 +43,7 @@ class Threads:
 
 def move_now(
     table: Table, users: list[User], hand: Hand, *, by_session: bool = True, stale: bool = False
-) -> tuple[services.MoveMade, Threads, int]:
+) -> tuple[MoveMade, Threads, int]:
     """The seat in turn's first legal move through ``services.move``; what it made, the
     threads it ran, and the seq it was made at."""
     seat, kind, cards, seq = first_legal(hand)

@@ -12,12 +12,13 @@ import pytest
 from asgiref.sync import async_to_sync
 
 from accounts.models import User
-from games import asyncdb, services
+from games import asyncdb
 from games.chat_words import NAMED_SEATS
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Table
 from games.services._common import SystemLine
 from games.services._moves import before_change, play_lines
+from games.services.hands import table_act
 from shengji.bots import choose_action
 from shengji.engine import HandState, format_cards, legal_actions, parse_cards, view_for
 from shengji.engine.hand import PLAYING
@@ -50,9 +51,7 @@ def friends_table_at_the_first_lead() -> tuple[Table, list[User], Hand]:
         text = choose_action(view_for(state, seat), state.rules)
         assert text is not None
         kind, _seat, cards = text.split(" ", 2)
-        services.table_act(
-            table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=hand.seq
-        )
+        table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=hand.seq)
     return table, users, fresh(hand)
 
 

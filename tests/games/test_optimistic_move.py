@@ -22,13 +22,14 @@ from accounts.models import User
 from games import services
 from games.handstate import forget_states, kept_state, load_state, remember_state
 from games.models import Action, Hand, Seat, Table
-from games.services.hands import hand_act
+from games.services.hands import table_act
 from games.services.movefacts import known_facts
 from games.services.optimistic import Mover
 from shengji.engine import HandState, legal_actions, view_for
 from tests.games.helpers import (
     deal_and_close,
     fresh,
+    hand_act,
     logged_in,
     make_table,
     make_users,
@@ -66,7 +67,7 @@ def first_legal(hand: Hand, choice: int = 0) -> tuple[int, str, str, int]:
 def locking_move(table: Table, users: list[User], hand: Hand) -> int:
     """The seat in turn moves by the locking path (which leaves the facts); the new seq."""
     seat, kind, cards, seq = first_legal(hand)
-    services.table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
+    table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
     return seq + 1
 
 
@@ -145,7 +146,7 @@ def test_a_move_losing_its_race_to_another_process_writes_nothing() -> None:
     assert log_of(hand) == log
     assert fresh(hand).seq == seq + 1
     with pytest.raises(ApplicationError) as refused:
-        services.table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
+        table_act(table_id=table.pk, user=users[seat], kind=kind, cards=cards, seq=seq)
     assert refused.value.code == "stale_seq"
     assert log_of(hand) == log
 

@@ -11,13 +11,13 @@ from accounts.errors import ApplicationError
 from games import services
 from games.handstate import load_state
 from games.models import Action, Hand, Seat
-from games.services.hands import hand_act
 from shengji.engine import legal_actions
 from tests.games.helpers import (
     act_as_bot_would,
     advance,
     deal_and_close,
     fresh,
+    hand_act,
     make_table,
     make_users,
     play_out,

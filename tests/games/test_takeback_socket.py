@@ -15,7 +15,7 @@ from games import services
 from games.handstate import action_texts, load_state, record_for
 from games.models import Action, ChatLine, Hand, HandPlayer
 from games.replay import replay_steps_get
-from games.services.hands import hand_act
+from games.services.hands import table_act
 from ladder.models import HandSettlement
 from shengji.engine import legal_actions, replay, replay_final, view_all, view_for, view_public
 from shengji.engine.views import can_take_back
@@ -23,6 +23,7 @@ from tests.games.helpers import (
     advance,
     deal_and_close,
     fresh,
+    hand_act,
     make_table,
     make_users,
     ranked_table,
@@ -147,8 +148,9 @@ def test_a_bid_is_taken_back_and_the_bid_window_goes_on() -> None:
     assert hint in {"bid", "none"}  # the hint never takes back
     with pytest.raises(ApplicationError) as refused:
         hand_act(hand_id=hand.pk, user=other, text=f"takeback {seat}", seq=fresh(hand).seq)
-    assert refused.value.code == "wrong_seat"  # never for another seat
-    services.table_act(
+    # Never for another seat: the sender's takeback is his own, and the last bid is not his.
+    assert refused.value.code == "takeback_not_last"
+    table_act(
         table_id=hand.match.table_id,
         user=users[seat],
         kind="takeback",
@@ -171,7 +173,7 @@ def test_a_ranked_table_refuses_takebacks() -> None:
         hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=fresh(hand).seq)
     seq = fresh(hand).seq
     with pytest.raises(ApplicationError) as refused:
-        services.table_act(table_id=table.pk, user=users[seat], kind="takeback", cards="", seq=seq)
+        table_act(table_id=table.pk, user=users[seat], kind="takeback", cards="", seq=seq)
     assert refused.value.code == "takeback_not_allowed"
     assert fresh(hand).seq == seq  # nothing logged
     assert "can_take_back" not in view_for(load_state(fresh(hand)), seat)

@@ -14,9 +14,16 @@ from accounts.models import User
 from games import services
 from games.handstate import load_state
 from games.models import Action, Hand
-from games.services.hands import hand_act
 from shengji.engine import legal_actions
-from tests.games.helpers import advance, deal_and_close, fresh, make_users, ranked_table, ready_all
+from tests.games.helpers import (
+    advance,
+    deal_and_close,
+    fresh,
+    hand_act,
+    make_users,
+    ranked_table,
+    ready_all,
+)
 
 pytestmark = pytest.mark.django_db
 

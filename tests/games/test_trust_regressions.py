@@ -22,6 +22,7 @@ from accounts.models import User
 from games import matchmaking, services
 from games.handstate import load_state
 from games.models import ChatLine, Hand, Seat, Table
+from games.services.tables import points_needed_for
 from ladder.models import HandSettlement, LadderProfile, LedgerEntry, RatingChange
 from ladder.services import ladder_points_adjust, ladder_profile_open, ladder_profiles_lock
 from proof.fuzz import session_headers
@@ -161,7 +162,7 @@ def test_regression_broke_player_dodges_losses() -> None:
 
     # Four players holding exactly what the table needs: the escaper pays the whole penalty.
     stake = 100_000
-    needed = services.points_needed_for(preset_name="ranked", stake=stake)
+    needed = points_needed_for(preset_name="ranked", stake=stake)
     assert needed == 1_580_000
     four = holding(needed, "exact", 4)
     table = make_table(four[0], ranked=False, preset_name="ranked", stake=stake)
@@ -191,7 +192,7 @@ def test_regression_minimum_balance_checked_before_every_hand() -> None:
     Four players hold 50 more than the table needs; whoever loses the first hand (at least S)
     no longer does: they are stood up with a chat line, and the table waits."""
     stake = 100
-    needed = services.points_needed_for(preset_name="ranked", stake=stake, min_balance=0)
+    needed = points_needed_for(preset_name="ranked", stake=stake, min_balance=0)
     users = holding(needed + 50, "edge", 4)
     table = make_table(users[0], ranked=False, preset_name="ranked", stake=stake)
     for index, user in enumerate(users):

@@ -12,6 +12,7 @@ import pytest
 from django.db import connection
 from django.test import Client
 
+from accounts.errors import ApplicationError
 from accounts.models import User
 from games import services
 from games.handstate import load_state
@@ -56,8 +57,13 @@ def last_move_without_wrap_up(hand: Hand, users: list[User]) -> Hand:
     state = load_state(hand)
     seat = state.to_act
     assert seat is not None
-    text = str(legal_actions(state, seat)[0])
-    return hands._hand_act(hand_id=hand.pk, user=users[seat], text=text, seq=hand.seq)
+    action = legal_actions(state, seat)[0]
+    kind, cards = action.kind, str(action).split(" ", 2)[2]
+    table_id = hand.match.table_id
+    # The transaction alone: ``table_act`` would also queue the wrap-up task on its commit.
+    return hands._table_act(
+        table_id=table_id, user=users[seat], kind=kind, cards=cards, seq=hand.seq
+    )
 
 
 def test_the_last_move_wraps_the_hand_up_right_after() -> None:
@@ -84,7 +90,7 @@ def test_a_hand_whose_wrap_up_never_ran_holds_its_table_until_the_sweeper_wraps_
     # Ready again before the wrap-up: no hand starts (the match's levels are not yet moved).
     for user in users:
         assert services.seat_ready(table_id=table_id, user=user) is None
-    with pytest.raises(services.ApplicationError) as refused:
+    with pytest.raises(ApplicationError) as refused:
         services.seat_leave(table_id=table_id, user=users[0])
     assert refused.value.code == "hand_in_progress"
 
@@ -149,7 +155,7 @@ def test_a_hand_ended_through_the_socket_is_wrapped_up_by_the_worker(
     seat = state.to_act
     assert seat is not None
     _kind, _seat, cards = str(legal_actions(state, seat)[0]).split(" ", 2)
-    ended = services.table_act(
+    ended = hands.table_act(
         table_id=hand.match.table_id, user=users[seat], kind="play", cards=cards, seq=hand.seq
     )
     assert ended.status == Hand.Status.FINISHED
