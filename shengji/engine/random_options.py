@@ -23,20 +23,27 @@ from shengji.engine.deal import formula_kitty
 from shengji.engine.levels import level_ladder
 from shengji.engine.rules import (
     ADVANCEMENT,
+    BID_ORDER,
+    BID_REINFORCE,
     DECK_JOKERS,
     DECK_MIN_RANK,
     DRAW_POLICY,
     DRAW_POLICY_HOUSE,
+    FLIP_RULE,
+    FLIP_RULE_HOUSE,
     FRIENDS,
     JACK_RULE,
+    JOKER_BIDS,
     KITTY_MULTIPLIER,
     KITTY_MULTIPLIER_HOUSE,
+    KITTY_THEFT,
     MAX_DECKS,
     MAX_PLAYERS,
     MIN_DECKS,
     MIN_PLAYERS,
     PLAY_HISTORY,
     PRESET_NAMES,
+    TAKEBACK,
     THROW_BEAT,
     THROW_PENALTY_PER,
     TOP_LEVEL,
@@ -115,8 +122,15 @@ _HOUSE_DRAWS: dict[str, Draw] = {
         rng.choice(("any_suit", "follow_suit")) if decks == MAX_DECKS else "off"
     ),
     "rainbow_min": _rainbow_min,
+    "bid_order": _choice(BID_ORDER),
+    "bid_reinforce": _choice(BID_REINFORCE),
+    "joker_bids": _choice(JOKER_BIDS),
+    "flip_rule": _choice(FLIP_RULE + FLIP_RULE_HOUSE),
+    "bid_takeback": _choice(TAKEBACK),
+    "takeback": _choice(TAKEBACK),
+    "kitty_theft": _choice(KITTY_THEFT),
 }
-"""How each option the random draw changes gets its value (RULES-SPEC.md §10.2–§10.17)."""
+"""How each option the random draw changes gets its value (RULES-SPEC.md §10.2–§10.24)."""
 
 RANDOM_OPTIONS = tuple(_HOUSE_DRAWS)
 """The options ``random_house_rules`` draws."""
@@ -147,7 +161,7 @@ def random_house_rules(
     _check_shape(players, decks, mode)
     for _ in range(MAX_DRAWS):
         name = base or rng.choice(PRESET_NAMES)
-        options = random_house_options(rng, players, decks, change_rate)
+        options = _within_bidding(random_house_options(rng, players, decks, change_rate), name)
         try:
             return preset(name).with_options(
                 name=f"{name}+house", players=players, decks=decks, mode=mode, **options
@@ -155,6 +169,26 @@ def random_house_rules(
         except RefusedOptionError:
             continue
     raise RuntimeError(f"no valid house options in {MAX_DRAWS} draws for {players}/{decks}/{mode}")
+
+
+STRENGTH_ONLY: dict[str, tuple[object, ...]] = {
+    "bid_order": BID_ORDER[1:],
+    "bid_reinforce": BID_REINFORCE[1:],
+    "joker_bids": ("small_all_big_less_one",),
+}
+"""The values that refine only ``bidding = strength`` (RULES-SPEC.md §10.18–§10.20)."""
+
+
+def _within_bidding(options: dict[str, Any], name: str) -> dict[str, Any]:
+    """``options`` without the values the preset's bidding refuses: drawing them again would
+    rarely find a rule set at a high ``change_rate``."""
+    if preset(name).bidding == "strength":
+        return options
+    return {
+        option: value
+        for option, value in options.items()
+        if value not in STRENGTH_ONLY.get(option, ())
+    }
 
 
 def _check_shape(players: int, decks: int, mode: str) -> None:
