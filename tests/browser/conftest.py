@@ -66,6 +66,22 @@ def screenshot(page: Any, name: str) -> Path:
     return path
 
 
+def assert_fits_across(page: Any) -> None:
+    """Nothing reaches past the screen's right edge (the page scrolls only down)."""
+    wider = page.evaluate(
+        """() => [...document.querySelectorAll('body *')]
+          .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1
+            || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible'
+                && e.clientWidth > 0))
+          .map((e) => `${e.tagName}.${e.className}#${e.id} ${e.scrollWidth}/${e.clientWidth}`
+            + ` right ${Math.round(e.getBoundingClientRect().right)}`)
+          .slice(0, 40)"""
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.evaluate(
+        "window.innerWidth"
+    ), "; ".join(wider)
+
+
 def _database_url() -> str:
     db = settings.DATABASES["default"]
     password = f":{db['PASSWORD']}" if db.get("PASSWORD") else ""

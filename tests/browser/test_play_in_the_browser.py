@@ -27,7 +27,7 @@ from shengji.engine import (
     sort_cards,
 )
 from shengji.engine.views import sample_bury
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import assert_fits_across, screenshot
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 PASSWORD = "a-long-enough-password-1"
@@ -175,6 +175,8 @@ def play_the_hand(page: Any, tag: str) -> dict[str, Any]:
         key = "bury" if view["phase"] == "burying" else "play"
         if key not in shots and view["phase"] == "playing" and view["tricks_played"] >= 3:
             screenshot(page, f"{tag}-4-play")
+            if tag == "phone":
+                assert_fits_across(page)
             shots.add(key)
         if len(cards) == 1 and keyboard_plays < 3:
             play_by_keyboard(page, cards[0])
@@ -278,6 +280,8 @@ def test_sign_up_play_a_hand_with_three_bots_and_watch_its_replay(
     result = page.inner_text("#result")
     assert str(hand.result["attacker_points"]) in result
     screenshot(page, f"{tag}-5-result")
+    if tag == "phone":
+        assert_fits_across(page)
     page.click("[data-action=last-trick]")
     assert page.locator("#trick.showing-last .trick-cards").count() >= 1
     screenshot(page, f"{tag}-6-last-trick")

@@ -21,7 +21,7 @@ from games.services import seat_fill_bot, table_create_seated
 from games.services.start import _rules_for
 from shengji.engine import Trump, format_cards, parse_cards
 from shengji.engine.views import sample_bury
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import assert_fits_across, screenshot
 from tests.browser.test_play_in_the_browser import card_buttons, new_page, sign_up, state
 from tests.browser.test_shapes_friends import choose_calls, choose_play
 
@@ -140,19 +140,6 @@ def wait_phase(page: Any, phases: tuple[str, ...]) -> dict[str, Any]:
 def tap(page: Any, cards: list[str]) -> None:
     for node in card_buttons(page, cards):
         node.click(position={"x": 6, "y": 22})  # the part an overlapped card shows
-
-
-def assert_fits_across(page: Any) -> None:
-    """Nothing reaches past the screen's right edge."""
-    wider = page.evaluate(
-        """() => [...document.querySelectorAll('body *')]
-          .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1
-            || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX === 'visible'
-                && e.clientWidth > 0))
-          .map((e) => `${e.tagName}.${e.className}#${e.id} ${e.scrollWidth}/${e.clientWidth}`)
-          .slice(0, 12)"""
-    )
-    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE[0], wider
 
 
 def assert_first_screen(page: Any, seats: int) -> None:
