@@ -31,15 +31,18 @@ from shengji.engine.hand import HandState
 from shengji.engine.rules import RuleSet
 from shengji.engine.views import view_for
 
-BOTS = ("basic", "search", "random", "baseline")
+BOTS = ("basic", "search", "random", "baseline", "friendblind")
 
 
 def make_bot(name: str, seed: int = 0, budget: SearchBudget | None = None) -> Bot:
-    """A bot by name: ``basic``, ``search`` (with ``budget``), ``random`` or ``baseline``."""
+    """A bot by name: ``basic``, ``search`` (with ``budget``), ``random``, ``baseline`` or
+    ``friendblind`` (the basic bot whose friends never play as friends: an ablation)."""
     if name == "basic":
         return BasicBot(seed=seed)
     if name == "baseline":
         return BasicBot(friendship=False, seed=seed)
+    if name == "friendblind":
+        return BasicBot(friend_aware=False, seed=seed)
     if name == "search":
         return SearchBot(seed, budget)
     if name == "random":

@@ -1136,15 +1136,22 @@ class BasicBot:
     In 找朋友 it calls friends by ``friendship.choose_calls`` and reasons about who is a
     friend (``friendship.allies_of``). ``BasicBot(friendship=False, seed=S)`` is the baseline
     for 找朋友 (``make_bot("baseline")``): random legal calls, and only the known side taken
-    as the dealer's."""
+    as the dealer's. ``BasicBot(friend_aware=False)`` (``make_bot("friendblind")``) is the
+    ablation that measures a friend's play for its dealer: the basic bot, except that a seat
+    other than the dealer never plays as the dealer's friend, before its reveal or after."""
 
     name = "basic"
 
-    def __init__(self, *, friendship: bool = True, seed: int = 0) -> None:
+    def __init__(
+        self, *, friendship: bool = True, friend_aware: bool = True, seed: int = 0
+    ) -> None:
         self.friendship = friendship
+        self.friend_aware = friend_aware
         self.seed = seed
         if not friendship:
             self.name = "baseline"
+        elif not friend_aware:
+            self.name = "friendblind"
 
     def choose_action(
         self, view: Mapping[str, Any], rules: RuleSet, history: Sequence[str] = ()
@@ -1171,7 +1178,13 @@ class BasicBot:
             assert trump is not None
             return call_text(seat, self._calls(view, rules, hand_of(view), [], trump))
         if phase == PLAYING:
-            k = knowledge_from_view(view, rules, history, infer_friends=self.friendship)
+            k = knowledge_from_view(
+                view,
+                rules,
+                history,
+                infer_friends=self.friendship,
+                friend_aware=self.friend_aware,
+            )
             return f"play {seat} {format_cards(choose_play(k))}"
         return None
 

@@ -54,6 +54,7 @@ class Knowledge(Protocol):
     decks: int
     side: frozenset[int]
     calls: list[Call] | None
+    friend_aware: bool
 
     def after_me(self) -> tuple[int, ...]: ...
 
@@ -226,10 +227,14 @@ def defender_odds(k: Knowledge) -> list[float]:
 
 def allies_of(k: Knowledge, *, infer: bool = True) -> frozenset[int]:
     """The seats this seat plays with, itself included (see the module doc). Without
-    ``infer`` (the baseline): the known side, or everyone off it."""
+    ``infer`` (the baseline): the known side, or everyone off it. A seat that is not
+    ``friend_aware`` (the ablation) and not the dealer takes itself for an attacker: everyone
+    off the known side, itself included."""
     side = _side(k)
     seat = k.seat
     everyone = frozenset(range(k.players))
+    if _blind_friend(k):
+        return everyone - (side - {seat})
     if not infer:
         return side if seat in side else everyone - side
     odds = defender_odds(k)
@@ -250,11 +255,16 @@ def _fills(k: Knowledge, play: Sequence[int]) -> bool:
     return False
 
 
+def _blind_friend(k: Knowledge) -> bool:
+    """The ablation's seats (``make_bot("friendblind")``): all but the dealer play as attackers."""
+    return not k.friend_aware and k.seat != k.dealer
+
+
 def follow_bonus(k: Knowledge, play: Sequence[int], p_side: float) -> float:
     """Extra value of a follow in 找朋友: a hidden friend reveals itself when its side is
     likely to take the trick (``p_side``), not when the card would be lost; a defender does
     not fill its own side's call."""
-    if not _fills(k, play):
+    if _blind_friend(k) or not _fills(k, play):
         return 0.0
     if k.seat in _side(k):
         return -OWN_CALL_COST
@@ -265,6 +275,8 @@ def lead_bonus(k: Knowledge, play: Sequence[int]) -> float:
     """Extra value of a lead in 找朋友: a side member leads low into the suit of an open call
     it does not hold; a hidden friend leading the called card reveals itself (worth half the
     gain: the lead may still be beaten)."""
+    if _blind_friend(k):
+        return 0.0
     if _fills(k, play):
         return -OWN_CALL_COST if k.seat in _side(k) else 0.5 * REVEAL_GAIN
     if k.seat not in _side(k) or len(play) != 1:

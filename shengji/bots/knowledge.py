@@ -73,6 +73,7 @@ class Knowledge:
     calls: list[Call] | None = None
     seat_points: list[int] | None = None
     copies: tuple[int, ...] | None = None
+    friend_aware: bool = True
 
     @property
     def partner(self) -> int:
@@ -136,10 +137,13 @@ def knowledge_from_view(
     history: Sequence[str] | None = None,
     *,
     infer_friends: bool = True,
+    friend_aware: bool = True,
 ) -> Knowledge:
     """The seat's knowledge in the playing phase (precondition: ``view["phase"]`` is
     ``playing`` and the trump is known). ``infer_friends`` False (the 找朋友 baseline) takes
-    only the known side as the dealer's, and everyone else as attackers."""
+    only the known side as the dealer's, and everyone else as attackers. ``friend_aware``
+    False (the ``friendblind`` ablation): a friend of the dealer plays as an attacker would,
+    before and after its reveal."""
     trump = trump_of(view)
     assert trump is not None, "the trump is known once the bid window closes"
     seat = int(view["seat"])
@@ -177,6 +181,7 @@ def knowledge_from_view(
         calls=calls_of(view.get("calls")),
         seat_points=seat_points_of(view),
         copies=copies_of(view, rules),
+        friend_aware=friend_aware,
     )
     if mode == FRIENDS:
         k.allies = allies_of(k, infer=infer_friends)

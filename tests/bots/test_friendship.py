@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from shengji.bots import make_bot
+from shengji.bots import HandStats, make_bot, play_hand
 from shengji.bots.friendship import (
     REVEAL_GAIN,
     Call,
@@ -17,6 +17,7 @@ from shengji.bots.friendship import (
     defender_odds,
     follow_bonus,
     hidden_friend,
+    lead_bonus,
 )
 from shengji.bots.knowledge import Knowledge
 from shengji.bots.match import deal_hand, shaped
@@ -225,3 +226,36 @@ def test_a_filled_call_makes_its_filler_a_known_defender() -> None:
     k = knowledge(1, "3S 4S", [Call(AS, 1, 1, 3)], side=frozenset({0, 3}))
     assert defender_odds(k)[3] == 1.0
     assert allies_of(k) == frozenset({1, 2, 4})
+
+
+def test_the_friendblind_ablation_changes_only_the_friends_play() -> None:
+    """``make_bot("friendblind")`` (bench/bench_friend_play.py, docs/BOTS.md): a friend plays as
+    an attacker, hidden or revealed, and never times a reveal; the dealer and the attackers
+    reason as the basic bot does."""
+    hidden = knowledge(2, "AS 4S 5S", [Call(AS, 1, 0, None)])
+    revealed = knowledge(3, "3S 4S", [Call(AS, 1, 1, 3)], side=frozenset({0, 3}))
+    attacker = knowledge(1, "3S 4S", [Call(AS, 1, 1, 3)], side=frozenset({0, 3}))
+    dealer = knowledge(0, "KS 4S 5S", [Call(AS, 1, 0, None)])
+    for k in (hidden, revealed, attacker, dealer):
+        k.friend_aware = False
+    assert allies_of(hidden) == frozenset({1, 2, 3, 4})
+    assert allies_of(revealed) == frozenset({1, 2, 3, 4})
+    assert follow_bonus(hidden, (AS,), 0.9) == 0.0 and lead_bonus(hidden, (AS,)) == 0.0
+    assert allies_of(attacker) == frozenset({1, 2, 4})
+    assert 0 in allies_of(dealer) and 1 not in allies_of(dealer)
+    for k in (hidden, revealed):
+        k.friend_aware = True
+    assert allies_of(hidden) >= {0, 2} and allies_of(revealed) >= {0, 3}
+    assert follow_bonus(hidden, (AS,), 0.9) > 0
+
+
+def test_the_friendblind_ablation_plays_legal_hands() -> None:
+    """Every action of the ablation is legal (the driver checks each). What it costs its dealer
+    is a benchmark's figure, not a test's (bench/bench_friend_play.py, docs/BOTS.md)."""
+    rules = shaped(RANKED, 6, 3, "friends")
+    for index in range(6):
+        state = deal_hand(rules, 7, index)
+        stats = HandStats()
+        play_hand(state, [make_bot("friendblind", seat) for seat in range(6)], stats)
+        assert state.result is not None and state.phase == "finished"
+        assert stats.refused == [] and stats.checked > 0
