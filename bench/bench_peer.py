@@ -54,7 +54,7 @@ from bench.peer_bridge import (
 )
 from shengji.bots import make_bot
 from shengji.bots.base import BIDDING, BURYING, DEALING, PLAYING, Bot, acts_now
-from shengji.bots.match import deal_hand, derive_seed, percentile
+from shengji.bots.match import deal_hand, decision_times, derive_seed
 from shengji.bots.play import HandStats, play_hand
 from shengji.bots.search import SearchBudget
 from shengji.engine.rules import RuleSet, preset
@@ -334,9 +334,9 @@ def summary(
         "per_deal": per_deal,
         "hands_won": {"ours": won, "peer": hands - won},
         "decision_ms": {
-            "ours": _times([t for r in results for t in r.times_ours]),
-            "peer": _times([t for r in results for t in r.times_peer]),
-            "peer_in_process": _times(log.seconds),
+            "ours": decision_times([t for r in results for t in r.times_ours]),
+            "peer": decision_times([t for r in results for t in r.times_peer]),
+            "peer_in_process": decision_times(log.seconds),
         },
         "peer_bids": log.bids,
         "peer_refused": [
@@ -348,14 +348,6 @@ def summary(
         "forced_throws": dict(forced),
         "trumps": [t for r in results for t in r.trumps],
         "search_budget": {"max_samples": setup.budget.max_samples, "max_ms": setup.budget.max_ms},
-    }
-
-
-def _times(times: Sequence[float]) -> dict[str, float | int]:
-    return {
-        "n": len(times),
-        "p50": round(percentile(times, 0.5) * 1000, 2),
-        "p95": round(percentile(times, 0.95) * 1000, 2),
     }
 
 

@@ -185,8 +185,8 @@ def summary(setup: Setup, results: Sequence[DealResult]) -> dict[str, Any]:
         "ci95": [round(mean - half, 4), round(mean + half, 4)],
         "hands_won": {"a": won_a, "b": hands - won_a},
         "decision_ms": {
-            "a": _times(times_a),
-            "b": _times(times_b),
+            "a": decision_times(times_a),
+            "b": decision_times(times_b),
         },
         "actions_checked": sum(r.checked for r in results),
         "refused": len(refused),
@@ -198,7 +198,8 @@ def summary(setup: Setup, results: Sequence[DealResult]) -> dict[str, Any]:
     }
 
 
-def _times(times: Sequence[float]) -> dict[str, float | int]:
+def decision_times(times: Sequence[float]) -> dict[str, float | int]:
+    """How many decisions, and their p50 and p95 in milliseconds."""
     return {
         "n": len(times),
         "p50": round(percentile(times, 0.5) * 1000, 3),
