@@ -64,6 +64,8 @@ PEER_URL = "https://github.com/jerryyyu/shengji"
 PEER_POLICY = "mc-s0-report-lcb"
 DRIVER = Path(__file__).resolve().parent / "peer_driver.py"
 PEER_PACKAGES = ("numpy", "cython", "setuptools")
+PARTS = ("bid", "bury", "play")
+"""The parts of a hand a bot decides: bidding (and the deal's declarations), burying, playing."""
 
 
 # --- fetching and building the peer, once per commit --------------------------------------
@@ -97,6 +99,7 @@ def peer_git_dir(source: str, cache: Path) -> Path:
 def build_peer(source: str, cache: Path, *, compile_kernels: bool = True) -> PeerBuild:
     """Unpack the peer's ``server/`` at HEAD into ``cache``, make its virtualenv and build its
     Cython kernels (each step skipped when already done)."""
+    cache = cache.resolve()  # the build runs in the checkout: a relative path would miss
     cache.mkdir(parents=True, exist_ok=True)
     git_dir = peer_git_dir(source, cache)
     commit = _run(["git", f"--git-dir={git_dir}", "rev-parse", "HEAD"]).strip()
@@ -185,15 +188,38 @@ class PeerLog:
         self.context.update(other.context)
 
 
+def part_of(phase: object) -> str | None:
+    """The part of the hand (``PARTS``) a phase belongs to."""
+    if phase in (DEALING, BIDDING):
+        return "bid"
+    if phase == BURYING:
+        return "bury"
+    if phase == PLAYING:
+        return "play"
+    return None
+
+
 class PeerBot:
-    """One seat of the peer: a ``Bot`` (shengji.bots.base) that asks the peer process."""
+    """One seat of the peer: a ``Bot`` (shengji.bots.base) that asks the peer process for the
+    ``parts`` of the hand it is given and ``fallback`` (one of ours) for the others: the hybrid
+    that tells which part of a bot wins or loses levels."""
 
     name = "peer"
 
     def __init__(
-        self, peer: PeerProcess, key: str, seed: int, rules: RuleSet, log: PeerLog
+        self,
+        peer: PeerProcess,
+        key: str,
+        seed: int,
+        rules: RuleSet,
+        log: PeerLog,
+        *,
+        parts: frozenset[str] = frozenset(PARTS),
+        fallback: Bot | None = None,
     ) -> None:
         self.peer, self.key, self.rules, self.log = peer, key, rules, log
+        self.parts, self.fallback = parts, fallback
+        assert fallback is not None or parts == frozenset(PARTS)
         self.rng = Random(seed)
         answer = peer.ask({"op": "new", "key": key, "policy": PEER_POLICY, "seed": seed})
         if "error" in answer:
@@ -204,6 +230,8 @@ class PeerBot:
     ) -> str | None:
         phase = view.get("phase")
         seat = int(view["seat"])
+        if part_of(phase) not in self.parts and self.fallback is not None:
+            return self.fallback.choose_action(view, rules, history)
         if phase in (DEALING, BIDDING):
             op = PEER_DECLARE
         elif phase in (BURYING, PLAYING) and acts_now(view):
@@ -262,6 +290,7 @@ class Setup:
     seed: int
     rules: RuleSet
     budget: SearchBudget
+    peer_parts: frozenset[str] = frozenset(PARTS)
 
 
 def play_deal(setup: Setup, index: int, peer: PeerProcess, log: PeerLog) -> DealResult:
@@ -276,7 +305,12 @@ def play_deal(setup: Setup, index: int, peer: PeerProcess, log: PeerLog) -> Deal
             if seat % 2 == swap:
                 bots.append(make_bot(setup.ours, seed, setup.budget))
             else:
-                bot = PeerBot(peer, f"{index}-{swap}-{seat}", seed, setup.rules, log)
+                mixed = setup.peer_parts != frozenset(PARTS)
+                fallback = make_bot(setup.ours, seed, setup.budget) if mixed else None
+                key = f"{index}-{swap}-{seat}"
+                bot = PeerBot(
+                    peer, key, seed, setup.rules, log, parts=setup.peer_parts, fallback=fallback
+                )
                 peers.append(bot)
                 bots.append(bot)
         stats = HandStats()
@@ -305,6 +339,14 @@ def play_deal(setup: Setup, index: int, peer: PeerProcess, log: PeerLog) -> Deal
     return result
 
 
+def peer_name(setup: Setup) -> str:
+    """The peer side's name: the peer's policy, and for a hybrid what of ours it plays with."""
+    if setup.peer_parts == frozenset(PARTS):
+        return PEER_POLICY
+    parts = "+".join(p for p in PARTS if p in setup.peer_parts)
+    return f"{PEER_POLICY}[{parts}]+{setup.ours}"
+
+
 def summary(
     setup: Setup, results: Sequence[DealResult], log: PeerLog, build: PeerBuild, fast: bool
 ) -> dict[str, Any]:
@@ -322,7 +364,8 @@ def summary(
         forced.update(r.forced)
     return {
         "ours": setup.ours,
-        "peer": PEER_POLICY,
+        "peer": peer_name(setup),
+        "peer_parts": sorted(setup.peer_parts, key=PARTS.index),
         "peer_commit": build.commit,
         "peer_compiled": fast,
         "rules": setup.rules.name,
@@ -436,6 +479,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=SearchBudget().max_ms,
         help="the search bot's time a decision (the site's budget); 0: its samples only",
     )
+    parser.add_argument(
+        "--peer-parts",
+        default=",".join(PARTS),
+        help="what the peer decides (bid, bury, play); --ours decides the rest on its side",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="threads, each with a peer process")
     parser.add_argument("--pure-python", action="store_true", help="do not build its kernels")
     parser.add_argument("--json", action="store_true", help="print one JSON line instead")
@@ -443,7 +491,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     build = build_peer(args.peer_git_dir, Path(args.cache), compile_kernels=not args.pure_python)
     budget = SearchBudget(max_ms=args.search_ms or None)
-    setup = Setup(args.ours, args.seed, preset("ranked"), budget)
+    peer_parts = frozenset(p for p in args.peer_parts.split(",") if p)
+    if not peer_parts or not peer_parts <= set(PARTS):
+        parser.error(f"--peer-parts: a comma-separated choice of {', '.join(PARTS)}")
+    setup = Setup(args.ours, args.seed, preset("ranked"), budget, peer_parts)
     started = time.perf_counter()
     indexes = list(range(args.start, args.start + args.deals))
     jobs = max(1, min(args.jobs, len(indexes)))

@@ -281,3 +281,54 @@ def test_the_report_pairs_by_deal_and_lists_every_refused_peer_move() -> None:
     text = report(figures)
     assert "peer moves our engine refused: 1" in text
     assert "'play 3 AS KS' -> must_follow_pair (trick 4, lead QH QH)" in text
+
+
+class PeerStandIn:
+    """The peer process's protocol for the routing test: it records the ops asked, makes a bot
+    and drops it, and has no move of its own (the peer itself is not needed here)."""
+
+    def __init__(self) -> None:
+        self.ops: list[str] = []
+
+    def ask(self, request: dict[str, object]) -> dict[str, object]:
+        self.ops.append(str(request["op"]))
+        return {}
+
+
+def test_a_hybrid_asks_the_peer_for_its_parts_only_and_ours_for_the_rest() -> None:
+    """``--peer-parts bid,bury``: the peer's side bids and buries as the peer, and plays as
+    ours does, move for move (bench/bench_peer.py, docs/proof/BOTS-PEER.md)."""
+    from bench.bench_peer import PARTS, PeerBot, PeerLog, Setup, part_of, peer_name
+    from shengji.bots import make_bot
+    from shengji.bots.search import SearchBudget
+
+    assert [part_of(p) for p in ("dealing", "bidding", "burying", "playing")] == [
+        "bid",
+        "bid",
+        "bury",
+        "play",
+    ]
+    state, history = next(states_at_plays(3, (5,)))
+    seat = state.to_act
+    assert seat is not None and state.phase == "playing"
+    view = view_for(state, seat)
+    peer = PeerStandIn()
+    ours = make_bot("basic", 9)
+    hybrid = PeerBot(
+        peer,  # type: ignore[arg-type]
+        "k",
+        9,
+        RANKED,
+        PeerLog(),
+        parts=frozenset({"bid", "bury"}),
+        fallback=ours,
+    )
+    assert hybrid.choose_action(view, RANKED, history) == ours.choose_action(view, RANKED, history)
+    assert peer.ops == ["new"]  # the play was ours: the peer was not asked
+    whole = PeerBot(peer, "w", 9, RANKED, PeerLog())  # type: ignore[arg-type]
+    assert whole.choose_action(view, RANKED, history) is None  # the stand-in has no move
+    assert peer.ops == ["new", "new", "play"]
+    mixed = Setup("basic", 1, RANKED, SearchBudget(), frozenset({"bury", "bid"}))
+    assert peer_name(mixed) == "mc-s0-report-lcb[bid+bury]+basic"
+    assert peer_name(Setup("basic", 1, RANKED, SearchBudget())) == "mc-s0-report-lcb"
+    assert PARTS == ("bid", "bury", "play")
