@@ -10,8 +10,8 @@ after each hand the engine's self-play invariants (cards and points conserved) a
 replay of the hand's record are checked. Prints one JSON line; exits 1 when any action was
 refused. ``--max-seconds S`` starts no hand after S seconds (the line then gives the hands
 completed and ``"stopped": true``); ``--progress N`` prints the counts so far to stderr every
-N hands of each process. ``--first F`` plays only the hands numbered ``F`` to ``hands - 1``, so a
-long run can be made in parts that together are the run of ``--hands`` alone (hands are
+N hands of each process (under ``--house-options random`` too). ``--first F`` plays only the
+hands numbered ``F`` to ``hands - 1``, so a long run can be made in parts that together are the run of ``--hands`` alone (hands are
 numbered, seeded and given presets alike; a part starts its matches afresh).
 
 ``--house-options random`` plays under random house options instead of the presets
@@ -31,7 +31,7 @@ import json
 import sys
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from multiprocessing import get_context
 from random import Random
 from typing import Any
@@ -40,6 +40,7 @@ from shengji.bots import BOTS, make_bot
 from shengji.bots.match import derive_seed, shaped
 from shengji.bots.play import HandStats, play_hand
 from shengji.bots.search import SearchBudget
+from shengji.engine.hand import HandState
 from shengji.engine.match import Match
 from shengji.engine.random_options import SHAPES as RANDOM_SHAPES
 from shengji.engine.random_options import changed_options, random_house_rules, random_start
@@ -66,6 +67,45 @@ def shape_rules(name: str, shape: str) -> RuleSet:
     return shaped(preset(name), int(players), int(decks), mode)
 
 
+def new_counts() -> dict[str, Any]:
+    return {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": [], "stopped": False}
+
+
+def play_counted(
+    match: Match,
+    bot: str,
+    seed: int,
+    number: int,
+    budget: SearchBudget,
+    counts: dict[str, Any],
+    label: str,
+    check: Callable[[HandState], None] | None = None,
+) -> HandState:
+    """Hand ``number`` of ``match``, ``bot`` in every seat, every action checked; then the
+    self-play invariants and the replay. Adds it to ``counts``; a refusal is kept with
+    ``label`` (the preset's name, or the rule set) and the hand's number."""
+    state = match.start_hand()
+    bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(state.players)]
+    stats = HandStats()
+    play_hand(state, bots, stats, check=check)
+    match.finish_hand()
+    check_invariants(state)
+    check_replay(state)
+    counts["hands"] += 1
+    counts["actions_checked"] += stats.checked
+    counts["decisions"] += sum(len(t) for t in stats.times)
+    counts["refused"] += [(label, number, *r) for r in stats.refused]
+    return state
+
+
+def report_progress(counts: dict[str, Any], every: int, started: float, **about: Any) -> None:
+    """Every ``every`` hands of a process, its counts so far to stderr (``--progress``)."""
+    if every and counts["hands"] % every == 0:
+        so_far = {**counts, "refused": len(counts["refused"])}
+        so_far["seconds"] = round(time.perf_counter() - started, 1)
+        print(json.dumps({**about, **so_far}), file=sys.stderr, flush=True)
+
+
 def run_part(
     bot: str,
     hands: Sequence[int],
@@ -78,8 +118,7 @@ def run_part(
     """Play the hands numbered ``hands`` (see the module doc); the counts of this part. No
     hand is started after ``stop_at`` (``time.time()``)."""
     matches: dict[str, Match] = {}
-    counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
-    counts["stopped"] = False
+    counts = new_counts()
     started = time.perf_counter()
     for number in hands:
         if stop_at is not None and time.time() >= stop_at:
@@ -96,22 +135,8 @@ def run_part(
             )
             match = Match(rules, match_seed)
             matches[name] = match
-        state = match.start_hand()
-        players = int(getattr(state, "players", 4))
-        bots = [make_bot(bot, derive_seed(seed, number, s), budget) for s in range(players)]
-        stats = HandStats()
-        play_hand(state, bots, stats)
-        match.finish_hand()
-        check_invariants(state)
-        check_replay(state)
-        counts["hands"] += 1
-        counts["actions_checked"] += stats.checked
-        counts["decisions"] += sum(len(t) for t in stats.times)
-        counts["refused"] += [(name, number, *r) for r in stats.refused]
-        if progress and counts["hands"] % progress == 0:
-            so_far = {**counts, "refused": len(counts["refused"])}
-            so_far["seconds"] = round(time.perf_counter() - started, 1)
-            print(json.dumps({"bot": bot, "shape": shape, **so_far}), file=sys.stderr, flush=True)
+        play_counted(match, bot, seed, number, budget, counts, name)
+        report_progress(counts, progress, started, bot=bot, shape=shape)
     counts["seconds"] = time.perf_counter() - started
     return counts
 
@@ -137,11 +162,11 @@ def run_random_part(
     hands_per_rules: int = 4,
     shape: str | None = None,
     stop_at: float | None = None,
+    progress: int = 0,
 ) -> dict[str, Any]:
     """Play the hands of the numbered ``blocks`` under random house options (see the module
     doc); the counts of this part, with how often each option was changed."""
-    counts: dict[str, Any] = {"hands": 0, "actions_checked": 0, "decisions": 0, "refused": []}
-    counts["stopped"] = False
+    counts = new_counts()
     options: Counter[str] = Counter()
     failed: Counter[str] = Counter()
     started = time.perf_counter()
@@ -155,20 +180,10 @@ def run_random_part(
             number = block * hands_per_rules + offset
             if match.over:
                 match = Match(rules, derive_seed(seed, "again", number))
-            state = match.start_hand()
-            bots = [
-                make_bot(bot, derive_seed(seed, number, s), budget) for s in range(state.players)
-            ]
-            stats = HandStats()
-            play_hand(state, bots, stats, check=check_views)
-            match.finish_hand()
-            check_invariants(state)
-            check_replay(state)
-            counts["hands"] += 1
-            counts["actions_checked"] += stats.checked
-            counts["decisions"] += sum(len(t) for t in stats.times)
-            counts["refused"] += [(rules.to_json(), number, *r) for r in stats.refused]
+            label = rules.to_json()
+            state = play_counted(match, bot, seed, number, budget, counts, label, check_views)
             failed.update(f.result for f in state.failed_throws)
+            report_progress(counts, progress, started, bot=bot, house_options="random")
     counts["options_changed"] = dict(options)
     counts["failed_throws"] = dict(failed)
     counts["seconds"] = time.perf_counter() - started
@@ -176,7 +191,7 @@ def run_random_part(
 
 
 Part = tuple[str, list[int], int, SearchBudget, str, float | None, int]
-RandomPart = tuple[str, list[int], int, SearchBudget, int, str | None, float | None]
+RandomPart = tuple[str, list[int], int, SearchBudget, int, str | None, float | None, int]
 
 
 def _part(args: Part) -> dict[str, Any]:
@@ -196,12 +211,14 @@ def run_random(
     hands_per_rules: int = 4,
     shape: str | None = None,
     max_seconds: float | None = None,
+    progress: int = 0,
 ) -> dict[str, Any]:
     """``--house-options random``: ``hands`` hands in blocks (see the module doc)."""
     blocks = list(range(-(-hands // hands_per_rules)))
     stop_at = None if max_seconds is None else time.time() + max_seconds
     parts: list[RandomPart] = [
-        (bot, blocks[j::jobs], seed, budget, hands_per_rules, shape, stop_at) for j in range(jobs)
+        (bot, blocks[j::jobs], seed, budget, hands_per_rules, shape, stop_at, progress)
+        for j in range(jobs)
     ]
     started = time.perf_counter()
     if jobs <= 1:
@@ -313,6 +330,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             args.hands_per_rules,
             args.shape,
             args.max_seconds,
+            args.progress,
         )
         print(json.dumps(figures), flush=True)
         return 1 if figures["refused"] else 0

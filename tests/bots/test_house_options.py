@@ -5,6 +5,7 @@ kitty. The long run (2,000 hands, 0 refused, docs/BOTS.md):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 
 import pytest
@@ -69,6 +70,18 @@ def test_the_command_runs_random_house_options_at_one_shape() -> None:
     from shengji.bots.legality import main
 
     assert main(["--house-options", "random", "--hands", "2", "--shape", "6/3/friends"]) == 0
+
+
+def test_progress_is_reported_under_random_house_options_too(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from shengji.bots.legality import main
+
+    args = ["--house-options", "random", "--hands", "4", "--shape", "5/2/friends"]
+    assert main([*args, "--progress", "2", "--hands-per-rules", "2"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
+    assert [line["hands"] for line in lines] == [2, 4]
+    assert all(line["house_options"] == "random" and line["refused"] == 0 for line in lines)
 
 
 # --- bombs (RULES-SPEC.md §10.16) ---------------------------------------------------------
