@@ -15,7 +15,7 @@ from accounts.models import User
 from games import services
 from games.models import Match, Table
 from games.services.start import _rules_for
-from tests.browser.conftest import screenshot
+from tests.browser.conftest import ARTIFACTS, assert_fits_across, screenshot
 from tests.browser.test_play_in_the_browser import new_page, sign_up
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
@@ -167,4 +167,34 @@ def test_hidden_defender_points_show_as_a_question_mark(site: str, chromium: Any
     body = page.inner_text("body")
     assert "null" not in body and "undefined" not in body
     screenshot(page, "house-options-hidden-points-hans")
+    assert page.errors == []
+
+
+def test_on_a_phone_in_traditional_chinese_every_house_option_fits_and_reads(
+    site: str, chromium: Any
+) -> None:
+    """A group coming from another site opens every house option on a phone, in 繁體: the seven
+    groups and their one-line explanations are in the page's language, and nothing reaches past
+    the screen's right edge; choosing 炒地皮 and 悔牌 lists exactly those as changed."""
+    page = new_page(chromium, 390, 844, "zh-TW")
+    sign_up(page, site, "家規手機")
+    page.goto(f"{site}/tables/new/")
+    open_house_rules(page)
+    legends = page.eval_on_selector_all(
+        "#house-rules fieldset legend", "(nodes) => nodes.map((n) => n.textContent)"
+    )
+    assert len(legends) == 7 and legends[:2] == ["級別", "叫主"]
+    text = page.inner_text("#house-rules")
+    assert "级别" not in text and "Levels" not in text  # not 简体, not English
+    assert_fits_across(page)
+    page.select_option("[name=rule_kitty_theft]", "on")
+    page.select_option("[name=rule_takeback]", "on")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#rules-summary .rules-row.changed').length === 2"
+    )
+    assert len(summary_changed(page)) == 2
+    assert_fits_across(page)
+    screenshot(page, "house-options-phone-hant")
+    group = page.locator("#house-group-bidding")
+    group.screenshot(path=str(ARTIFACTS / "house-options-phone-hant-bidding.png"))
     assert page.errors == []
