@@ -16,7 +16,7 @@ from tests.browser.test_play_in_the_browser import PASSWORD, new_page
 pytestmark = pytest.mark.django_db(transaction=True)
 WIDTHS = (360, 390)
 LOCALES = ("zh-CN", "zh-TW", "en-US")
-PAGES = ("/", "/tables/", "/accounts/signup/", "/rules/")
+PAGES = ("/", "/tables/", "/tables/new/", "/ladder/", "/accounts/signup/", "/rules/")
 # A long name, Chinese, as a player may choose: the header shortens it, never overflows.
 USERNAME = "欢乐找朋友的张大哥"
 
