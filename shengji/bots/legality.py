@@ -11,8 +11,9 @@ replay of the hand's record are checked. Prints one JSON line; exits 1 when any 
 refused. ``--max-seconds S`` starts no hand after S seconds (the line then gives the hands
 completed and ``"stopped": true``); ``--progress N`` prints the counts so far to stderr every
 N hands of each process (under ``--house-options random`` too). ``--first F`` plays only the
-hands numbered ``F`` to ``hands - 1``, so a long run can be made in parts that together are the run of ``--hands`` alone (hands are
-numbered, seeded and given presets alike; a part starts its matches afresh).
+hands numbered ``F`` to ``hands - 1``, so a long run can be made in parts that together are the
+run of ``--hands`` alone (hands are numbered, seeded and given presets alike; a part starts its
+matches afresh).
 
 ``--house-options random`` plays under random house options instead of the presets
 (RULES-SPEC.md §10, ``shengji.engine.random_options``): the hands go in blocks of
