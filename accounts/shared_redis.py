@@ -4,8 +4,12 @@
 
 One client per URL (``settings.REDIS_URL``), connecting within 2 s and answering within 5 s;
 the counts' keys under ``settings.SHENGJI_RATELIMIT_PREFIX``; the time in milliseconds, as the
-counts' sorted sets score it. ``fail_open`` lets a call through, logged, when Redis cannot be
-reached: a Redis outage must not lock every player out.
+counts' sorted sets score it. The client holds at most ``POOL_SIZE`` connections a process: a
+call waits up to ``POOL_WAIT_S`` for a free one, then fails as Redis unreachable. Every socket
+of a process may call at once (a burst of reconnections), each in a thread of its own;
+redis-py's default pool opened a connection for each caller and kept it. ``fail_open`` lets a
+call through, logged, when Redis cannot be reached: a Redis outage must not lock every player
+out.
 """
 
 from __future__ import annotations
@@ -23,9 +27,20 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+POOL_SIZE = 16
+POOL_WAIT_S = 2.0
+
+
 @functools.cache
 def _client(url: str) -> redis.Redis:
-    return redis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+    pool = redis.BlockingConnectionPool.from_url(
+        url,
+        max_connections=POOL_SIZE,
+        timeout=POOL_WAIT_S,
+        socket_connect_timeout=2,
+        socket_timeout=5,
+    )
+    return redis.Redis(connection_pool=pool)
 
 
 def client() -> redis.Redis:
