@@ -22,7 +22,9 @@ recorded and replaced by our engine's first legal action. The peer's bot bids (i
 ``decide_bury``) and plays (its ``decide_play``), each time from what its seat may know
 (bench/peer_bridge.py). Prints levels a hand for ours with a 95 % confidence interval paired by
 deal, hands won, decision times p50/p95 for both, the peer's refused moves with reasons and the
-throws our engine forced down.
+throws our engine forced down. ``--peer-parts bid,bury`` (any of ``bid``, ``bury``, ``play``)
+makes the peer's side a hybrid: the peer decides those parts, ``--ours`` the rest, so that a run
+measures one part of the peer against the same part of ours.
 """
 
 from __future__ import annotations
