@@ -26,6 +26,16 @@ def open_house_rules(page: Any) -> None:
         page.click("details#house-rules summary")
 
 
+def open_the_form(page: Any, site: str, username: str) -> list[str]:
+    """A new player opens the create form with its house rules: the groups' names."""
+    sign_up(page, site, username)
+    page.goto(f"{site}/tables/new/")
+    open_house_rules(page)
+    return page.eval_on_selector_all(  # type: ignore[no-any-return]
+        "#house-rules fieldset legend", "(nodes) => nodes.map((n) => n.textContent)"
+    )
+
+
 def summary_changed(page: Any) -> list[str]:
     return page.eval_on_selector_all(  # type: ignore[no-any-return]
         "#rules-summary .rules-row.changed dt", "(nodes) => nodes.map((n) => n.textContent)"
@@ -36,12 +46,7 @@ def test_house_options_are_chosen_summarised_refused_and_carried_to_the_table(
     site: str, chromium: Any
 ) -> None:
     page = new_page(chromium, 1280, 900, "zh-CN")
-    sign_up(page, site, "家规玩家")
-    page.goto(f"{site}/tables/new/")
-    open_house_rules(page)
-    legends = page.eval_on_selector_all(
-        "#house-rules fieldset legend", "(nodes) => nodes.map((n) => n.textContent)"
-    )
+    legends = open_the_form(page, site, "家规玩家")
     assert legends[:2] == ["级别", "叫主"] and "显示" in legends
     assert "打到 A 为止" in page.inner_text("#house-group-levels")
     assert page.get_attribute("[name=rule_step_points]", "type") == "number"
@@ -177,12 +182,7 @@ def test_on_a_phone_in_traditional_chinese_every_house_option_fits_and_reads(
     groups and their one-line explanations are in the page's language, and nothing reaches past
     the screen's right edge; choosing 炒地皮 and 悔牌 lists exactly those as changed."""
     page = new_page(chromium, 390, 844, "zh-TW")
-    sign_up(page, site, "家規手機")
-    page.goto(f"{site}/tables/new/")
-    open_house_rules(page)
-    legends = page.eval_on_selector_all(
-        "#house-rules fieldset legend", "(nodes) => nodes.map((n) => n.textContent)"
-    )
+    legends = open_the_form(page, site, "家規手機")
     assert len(legends) == 7 and legends[:2] == ["級別", "叫主"]
     text = page.inner_text("#house-rules")
     assert "级别" not in text and "Levels" not in text  # not 简体, not English
