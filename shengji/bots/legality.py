@@ -173,6 +173,7 @@ def run_random_part(
     started = time.perf_counter()
     for block in blocks:
         rules, match = block_rules(seed, block, shape)
+        label = rules.to_json()  # a refusal names its rule set
         options.update(changed_options(rules).keys())
         for offset in range(hands_per_rules):
             if stop_at is not None and time.time() >= stop_at:
@@ -181,7 +182,6 @@ def run_random_part(
             number = block * hands_per_rules + offset
             if match.over:
                 match = Match(rules, derive_seed(seed, "again", number))
-            label = rules.to_json()
             state = play_counted(match, bot, seed, number, budget, counts, label, check_views)
             failed.update(f.result for f in state.failed_throws)
             report_progress(counts, progress, started, bot=bot, house_options="random")
